@@ -1,0 +1,55 @@
+/* SGEMM kernel family: the canonical problem the GPU executor hands over, and the registry of
+ * variants. Host code (C) and device code (CUDA) both include this header. */
+#ifndef SHIM_SGEMM_KERNELS_H
+#define SHIM_SGEMM_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* C := alpha * op(A) * op(B) + beta * C on device memory, everything column-major
+ * (row-major calls arrive as the swapped problem). op(A) is m x k, op(B) is k x n, C is m x n,
+ * m, n >= 1, k >= 0. transa/transb: 0 = N, 1 = T.
+ *   A is stored m x k (lda >= m) when transa == 0, k x m (lda >= k) when transa == 1; B likewise.
+ * Pointers need not be 16-byte aligned, leading dimensions need not be multiples of anything.
+ * beta == 0: C is written, never read. alpha == 0 or k == 0: A and B are not read. */
+typedef struct shim_sgemm_args {
+    int transa, transb;
+    int m, n, k;
+    float alpha, beta;
+    const float *a;
+    int64_t lda;
+    const float *b;
+    int64_t ldb;
+    float *c;
+    int64_t ldc;
+    void *work; /* device scratch of at least shim_sgemm_work_bytes() bytes */
+    size_t work_bytes;
+    cudaStream_t stream;
+} shim_sgemm_args;
+
+typedef struct shim_sgemm_variant {
+    const char *name;    /* what SHIMBLAS_SGEMM_KERNEL names */
+    const char *summary; /* one line for listings and benchmark tables */
+    int (*accepts)(const shim_sgemm_args *p);
+    size_t (*work_bytes)(const shim_sgemm_args *p);
+    /* enqueue on p->stream; alpha != 0 and k > 0 are guaranteed; returns the launch's error */
+    cudaError_t (*launch)(const shim_sgemm_args *p);
+} shim_sgemm_variant;
+
+const shim_sgemm_variant *shim_sgemm_variants(int *count);
+const shim_sgemm_variant *shim_sgemm_find(const char *name);
+const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p);
+size_t shim_sgemm_work_bytes(const shim_sgemm_variant *v, const shim_sgemm_args *p);
+/* runs v on p, including the alpha == 0 / k == 0 rule (C := beta * C, A and B untouched) */
+cudaError_t shim_sgemm_run(const shim_sgemm_variant *v, const shim_sgemm_args *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

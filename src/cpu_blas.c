@@ -1,0 +1,153 @@
+#include "cpu_blas.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "scale.h"
+
+#ifndef SHIMBLAS_CPU_BLAS_DEFAULT
+#define SHIMBLAS_CPU_BLAS_DEFAULT "libopenblas.so.0"
+#endif
+
+typedef void (*sgemv_fn)(const char *, const int *, const int *, const float *, const float *, const int *,
+                         const float *, const int *, const float *, float *, const int *, size_t);
+typedef void (*sgemm_fn)(const char *, const char *, const int *, const int *, const int *, const float *,
+                         const float *, const int *, const float *, const int *, const float *, float *,
+                         const int *, size_t, size_t);
+
+static struct {
+    void *handle; /* dlopen handle of the CPU BLAS, NULL when none was found */
+    sgemv_fn sgemv;
+    sgemm_fn sgemm;
+    char tried[1024]; /* what was tried, for the error line */
+    char origin[512]; /* where the CPU BLAS came from, for the verbose trace */
+} cpu;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+static __thread int guard_depth;
+
+static int in_this_library(const void *sym)
+{
+    Dl_info mine, theirs;
+    if (!dladdr((const void *)&in_this_library, &mine) || !dladdr(sym, &theirs)) return 0;
+    return mine.dli_fbase == theirs.dli_fbase;
+}
+
+__attribute__((format(printf, 1, 2))) static void note_tried(const char *fmt, ...)
+{
+    size_t used = strlen(cpu.tried);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cpu.tried + used, sizeof cpu.tried - used, fmt, ap);
+    va_end(ap);
+}
+
+/* accepts handle as the CPU BLAS when it defines sgemv_ and sgemm_ outside this library */
+static int adopt(void *handle)
+{
+    void *gemv = dlsym(handle, "sgemv_"), *gemm = dlsym(handle, "sgemm_");
+    if (!gemv || !gemm || in_this_library(gemv) || in_this_library(gemm)) return 0;
+    cpu.handle = handle;
+    cpu.sgemv = (sgemv_fn)gemv;
+    cpu.sgemm = (sgemm_fn)gemm;
+    return 1;
+}
+
+static int try_path(const char *what, const char *path, int flags)
+{
+    void *h = dlopen(path, flags);
+    if (h && adopt(h)) {
+        snprintf(cpu.origin, sizeof cpu.origin, "%s%s", what, path);
+        return 1;
+    }
+    note_tried("%s%s (%s); ", what, path, h ? "no sgemv_/sgemm_ of its own" : dlerror());
+    if (h) dlclose(h);
+    return 0;
+}
+
+static void resolve(void)
+{
+    const char *env = shim_config_get()->cpu_blas;
+    if (env && try_path("SHIMBLAS_CPU_BLAS=", env, RTLD_NOW | RTLD_LOCAL)) return;
+    if (env) shim_log("SHIMBLAS_CPU_BLAS=%s cannot be used; trying the next BLAS in the process", env);
+
+    void *next = dlsym(RTLD_NEXT, "sgemm_");
+    Dl_info info;
+    if (next && !in_this_library(next) && dladdr(next, &info) && info.dli_fname) {
+        void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+        if (h && adopt(h)) {
+            snprintf(cpu.origin, sizeof cpu.origin, "the next sgemm_ in the process, %s", info.dli_fname);
+            return;
+        }
+        note_tried("the next sgemm_ in the process (%s): not usable; ", info.dli_fname);
+    } else {
+        note_tried("the next sgemm_ in the process: none; ");
+    }
+    try_path("the built-in default ", SHIMBLAS_CPU_BLAS_DEFAULT, RTLD_NOW | RTLD_LOCAL);
+}
+
+static void resolve_and_tell(void)
+{
+    resolve();
+    if (cpu.handle && shim_config_get()->verbose) shim_log("CPU BLAS: %s", cpu.origin);
+}
+
+static void *require_handle(void)
+{
+    pthread_once(&cpu_once, resolve_and_tell);
+    if (!cpu.handle) {
+        shim_log("no CPU BLAS found; tried %s set SHIMBLAS_CPU_BLAS to a BLAS library", cpu.tried);
+        abort();
+    }
+    return cpu.handle;
+}
+
+void *shim_cpu_blas_symbol(const char *name)
+{
+    void *sym = dlsym(require_handle(), name);
+    if (!sym || in_this_library(sym)) sym = dlsym(RTLD_NEXT, name);
+    if (!sym || in_this_library(sym)) {
+        shim_log("%s: the CPU BLAS has no such routine and no later library in the process does", name);
+        abort();
+    }
+    return sym;
+}
+
+int shim_cpu_guard_active(void)
+{
+    return guard_depth > 0;
+}
+
+void shim_cpu_sgemv(const shim_gemv_problem *p)
+{
+    if (p->alpha == 0.0f) {
+        shim_scale_vector(shim_gemv_leny(p), p->beta, p->y, p->incy);
+        return;
+    }
+    if (p->beta == 0.0f) shim_scale_vector(shim_gemv_leny(p), 0.0f, p->y, p->incy);
+    require_handle();
+    char trans = p->trans ? 'T' : 'N';
+    guard_depth++;
+    cpu.sgemv(&trans, &p->m, &p->n, &p->alpha, p->a, &p->lda, p->x, &p->incx, &p->beta, p->y, &p->incy, 1);
+    guard_depth--;
+}
+
+void shim_cpu_sgemm(const shim_gemm_problem *p)
+{
+    if (p->alpha == 0.0f || p->k == 0) {
+        shim_scale_matrix(p->m, p->n, p->beta, p->c, p->ldc);
+        return;
+    }
+    if (p->beta == 0.0f) shim_scale_matrix(p->m, p->n, 0.0f, p->c, p->ldc);
+    require_handle();
+    char ta = p->transa ? 'T' : 'N', tb = p->transb ? 'T' : 'N';
+    guard_depth++;
+    cpu.sgemm(&ta, &tb, &p->m, &p->n, &p->k, &p->alpha, p->a, &p->lda, p->b, &p->ldb, &p->beta, p->c, &p->ldc,
+              1, 1);
+    guard_depth--;
+}

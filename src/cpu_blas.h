@@ -1,0 +1,23 @@
+/* The CPU BLAS: found once, lazily, and called for every call the GPU does not take.
+ * Order: SHIMBLAS_CPU_BLAS (a path); else the library holding the next sgemm_ in the process
+ * (the LD_PRELOAD case); else the CPU BLAS the library was built for (meson option cpu_blas).
+ * Never this library itself. */
+#ifndef SHIM_CPU_BLAS_H
+#define SHIM_CPU_BLAS_H
+
+#include "problem.h"
+
+/* the CPU BLAS's definition of symbol name (falling back to the next definition in the process);
+ * prints one line naming what was tried and aborts when there is none */
+void *shim_cpu_blas_symbol(const char *name);
+
+/* run the problem on the CPU BLAS, with the beta == 0 and alpha == 0 rules applied here so they
+ * hold whatever the CPU BLAS does */
+void shim_cpu_sgemv(const shim_gemv_problem *p);
+void shim_cpu_sgemm(const shim_gemm_problem *p);
+
+/* nonzero while this thread is inside a CPU BLAS call made by shimblas: an entry point reached
+ * from there must go straight back to the CPU BLAS, never to the GPU path */
+int shim_cpu_guard_active(void);
+
+#endif

@@ -1,0 +1,26 @@
+/* One call's life after the argument checks, shared by every routine: quick return, dispatch,
+ * the GPU executor with the CPU as its fallback, accounting. A routine supplies its ops. */
+#ifndef SHIM_EXECUTE_H
+#define SHIM_EXECUTE_H
+
+#include <stddef.h>
+
+#include "stats.h"
+
+typedef struct shim_routine_ops {
+    enum shim_routine routine;
+    /* nothing to do at all (reference BLAS's quick return) */
+    int (*quick_return)(const void *problem);
+    /* only a beta scaling of the output is left (alpha == 0, or k == 0 for gemm) */
+    int (*scaling_only)(const void *problem);
+    /* 0 on success; nonzero leaves the output as it was and sets *why */
+    int (*run_gpu)(const void *problem, const char **why);
+    void (*run_cpu)(const void *problem);
+    void (*describe)(const void *problem, char *out, size_t len);
+} shim_routine_ops;
+
+void shim_execute(const shim_routine_ops *ops, const void *problem);
+/* a call rejected by the argument checks */
+void shim_count_error(enum shim_routine routine);
+
+#endif

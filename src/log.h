@@ -1,0 +1,11 @@
+/* Messages on stderr, always one line, always prefixed "shimblas: ". */
+#ifndef SHIM_LOG_H
+#define SHIM_LOG_H
+
+#include <stdatomic.h>
+
+void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* prints only the first time *once is seen clear, across threads */
+void shim_log_once(atomic_int *once, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,23 @@
+/* Per-call accounting: counters behind shimblas_get_stats, the SHIMBLAS_VERBOSE line for each
+ * call, and the SHIMBLAS_STATS summary at exit. */
+#ifndef SHIM_STATS_H
+#define SHIM_STATS_H
+
+enum shim_routine { SHIM_SGEMV = 0, SHIM_SGEMM = 1, SHIM_ROUTINES };
+enum shim_side { SHIM_TRIVIAL = 0, SHIM_CPU, SHIM_GPU, SHIM_ERROR, SHIM_SIDES };
+
+typedef struct shim_call_record {
+    enum shim_routine routine;
+    enum shim_side side;
+    char shape[128];         /* e.g. "T m=100 n=30 lda=100 incx=1 incy=-2" */
+    double predicted_cpu_ms; /* the cost model's predictions, < 0 when not made */
+    double predicted_gpu_ms;
+    double ms;        /* measured wall time of the call */
+    const char *note; /* why, when the side was not the obvious one; may be NULL */
+} shim_call_record;
+
+void shim_stats_record(const shim_call_record *r);
+/* monotonic wall clock in milliseconds */
+double shim_now_ms(void);
+
+#endif
