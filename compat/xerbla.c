@@ -18,8 +18,10 @@ static int unswap(int info, const char *rout)
     const int(*pairs)[2] = strstr(rout, "gemm") ? gemm_pairs : gemv_pairs;
     size_t n = strstr(rout, "gemm") ? 2 : 1;
     for (size_t i = 0; i < n; i++) {
-        if (info == pairs[i][0]) return pairs[i][1];
-        if (info == pairs[i][1]) return pairs[i][0];
+        if (info == pairs[i][0])
+            return pairs[i][1];
+        if (info == pairs[i][1])
+            return pairs[i][0];
     }
     return info;
 }
@@ -30,7 +32,8 @@ void shim_report_cblas(int info, const char *rout, const char *form, int value)
         cblas_xerbla(info, rout, form, value);
         return;
     }
-    if (RowMajorStrg) info = unswap(info, rout);
+    if (RowMajorStrg)
+        info = unswap(info, rout);
     fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, rout);
 }
 

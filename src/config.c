@@ -29,7 +29,8 @@ long long shim_parse_bytes(const char *s)
 {
     char *end;
     long long v = strtoll(s, &end, 10);
-    if (end == s || v < 0) return -1;
+    if (end == s || v < 0)
+        return -1;
     switch (toupper((unsigned char)*end)) {
     case 'G': v <<= 10; /* fall through */
     case 'M': v <<= 10; /* fall through */
@@ -40,7 +41,8 @@ long long shim_parse_bytes(const char *s)
     case '\0': break;
     default: return -1;
     }
-    if (*end == 'B' || *end == 'b') end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
     return *end ? -1 : v;
 }
 

@@ -34,7 +34,8 @@ static __thread int guard_depth;
 static int in_this_library(const void *sym)
 {
     Dl_info mine, theirs;
-    if (!dladdr((const void *)&in_this_library, &mine) || !dladdr(sym, &theirs)) return 0;
+    if (!dladdr((const void *)&in_this_library, &mine) || !dladdr(sym, &theirs))
+        return 0;
     return mine.dli_fbase == theirs.dli_fbase;
 }
 
@@ -51,7 +52,8 @@ __attribute__((format(printf, 1, 2))) static void note_tried(const char *fmt, ..
 static int adopt(void *handle)
 {
     void *gemv = dlsym(handle, "sgemv_"), *gemm = dlsym(handle, "sgemm_");
-    if (!gemv || !gemm || in_this_library(gemv) || in_this_library(gemm)) return 0;
+    if (!gemv || !gemm || in_this_library(gemv) || in_this_library(gemm))
+        return 0;
     cpu.handle = handle;
     cpu.sgemv = (sgemv_fn)gemv;
     cpu.sgemm = (sgemm_fn)gemm;
@@ -66,15 +68,18 @@ static int try_path(const char *what, const char *path, int flags)
         return 1;
     }
     note_tried("%s%s (%s); ", what, path, h ? "no sgemv_/sgemm_ of its own" : dlerror());
-    if (h) dlclose(h);
+    if (h)
+        dlclose(h);
     return 0;
 }
 
 static void resolve(void)
 {
     const char *env = shim_config_get()->cpu_blas;
-    if (env && try_path("SHIMBLAS_CPU_BLAS=", env, RTLD_NOW | RTLD_LOCAL)) return;
-    if (env) shim_log("SHIMBLAS_CPU_BLAS=%s cannot be used; trying the next BLAS in the process", env);
+    if (env && try_path("SHIMBLAS_CPU_BLAS=", env, RTLD_NOW | RTLD_LOCAL))
+        return;
+    if (env)
+        shim_log("SHIMBLAS_CPU_BLAS=%s cannot be used; trying the next BLAS in the process", env);
 
     void *next = dlsym(RTLD_NEXT, "sgemm_");
     Dl_info info;
@@ -94,7 +99,8 @@ static void resolve(void)
 static void resolve_and_tell(void)
 {
     resolve();
-    if (cpu.handle && shim_config_get()->verbose) shim_log("CPU BLAS: %s", cpu.origin);
+    if (cpu.handle && shim_config_get()->verbose)
+        shim_log("CPU BLAS: %s", cpu.origin);
 }
 
 static void *require_handle(void)
@@ -107,10 +113,17 @@ static void *require_handle(void)
     return cpu.handle;
 }
 
+const char *shim_cpu_blas_origin(void)
+{
+    require_handle();
+    return cpu.origin;
+}
+
 void *shim_cpu_blas_symbol(const char *name)
 {
     void *sym = dlsym(require_handle(), name);
-    if (!sym || in_this_library(sym)) sym = dlsym(RTLD_NEXT, name);
+    if (!sym || in_this_library(sym))
+        sym = dlsym(RTLD_NEXT, name);
     if (!sym || in_this_library(sym)) {
         shim_log("%s: the CPU BLAS has no such routine and no later library in the process does", name);
         abort();
@@ -129,7 +142,8 @@ void shim_cpu_sgemv(const shim_gemv_problem *p)
         shim_scale_vector(shim_gemv_leny(p), p->beta, p->y, p->incy);
         return;
     }
-    if (p->beta == 0.0f) shim_scale_vector(shim_gemv_leny(p), 0.0f, p->y, p->incy);
+    if (p->beta == 0.0f)
+        shim_scale_vector(shim_gemv_leny(p), 0.0f, p->y, p->incy);
     require_handle();
     char trans = p->trans ? 'T' : 'N';
     guard_depth++;
@@ -143,7 +157,8 @@ void shim_cpu_sgemm(const shim_gemm_problem *p)
         shim_scale_matrix(p->m, p->n, p->beta, p->c, p->ldc);
         return;
     }
-    if (p->beta == 0.0f) shim_scale_matrix(p->m, p->n, 0.0f, p->c, p->ldc);
+    if (p->beta == 0.0f)
+        shim_scale_matrix(p->m, p->n, 0.0f, p->c, p->ldc);
     require_handle();
     char ta = p->transa ? 'T' : 'N', tb = p->transb ? 'T' : 'N';
     guard_depth++;

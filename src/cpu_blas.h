@@ -11,6 +11,9 @@
  * prints one line naming what was tried and aborts when there is none */
 void *shim_cpu_blas_symbol(const char *name);
 
+/* where the CPU BLAS came from, for the trace and the cost model's cache key */
+const char *shim_cpu_blas_origin(void);
+
 /* run the problem on the CPU BLAS, with the beta == 0 and alpha == 0 rules applied here so they
  * hold whatever the CPU BLAS does */
 void shim_cpu_sgemv(const shim_gemv_problem *p);

@@ -1,28 +1,48 @@
 #include "dispatch.h"
 
 #include "config.h"
+#include "cost_model.h"
 #include "gpu.h"
 #include "log.h"
 
-enum shim_side shim_dispatch(enum shim_routine r, const char **note)
+enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, int on_device,
+                             shim_call_record *rec)
 {
-    (void)r;
+    const char *why;
+    if (on_device) {
+        /* whatever the mode: a device pointer must never reach the CPU BLAS */
+        rec->note = "operands in device memory";
+        return SHIM_GPU;
+    }
     switch (shim_mode()) {
     case SHIMBLAS_MODE_CPU: return SHIM_CPU;
     case SHIMBLAS_MODE_GPU: {
         static atomic_int told;
-        const char *why;
         if (!shim_gpu_usable(&why)) {
             shim_log_once(&told, "SHIMBLAS_MODE=gpu but no usable GPU (%s): running on the CPU", why);
-            *note = "no usable GPU";
+            rec->note = "no usable GPU";
             return SHIM_CPU;
         }
-        /* the GPU executor lands with the kernels; until then the CPU serves gpu mode too */
-        *note = "no GPU executor in this build";
-        return SHIM_CPU;
+        return SHIM_GPU;
     }
     case SHIMBLAS_MODE_AUTO:
-    default: return SHIM_CPU;
+    default: {
+        if (!ops->worth_modelling(problem)) {
+            rec->note = "too small for the GPU";
+            return SHIM_CPU;
+        }
+        if (!shim_gpu_usable(&why)) {
+            rec->note = "no usable GPU";
+            return SHIM_CPU;
+        }
+        const shim_cost_model *m = shim_cost_model_get();
+        if (!m) {
+            rec->note = "no cost model";
+            return SHIM_CPU;
+        }
+        ops->predict(m, problem, &rec->predicted_cpu_ms, &rec->predicted_gpu_ms);
+        return shim_prefer_gpu(rec->predicted_cpu_ms, rec->predicted_gpu_ms) ? SHIM_GPU : SHIM_CPU;
+    }
     }
 }
 

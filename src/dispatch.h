@@ -2,9 +2,11 @@
 #ifndef SHIM_DISPATCH_H
 #define SHIM_DISPATCH_H
 
-#include "stats.h"
+#include "execute.h"
 
-/* SHIM_CPU or SHIM_GPU for a call of routine r; *note may be set to a short reason */
-enum shim_side shim_dispatch(enum shim_routine r, const char **note);
+/* SHIM_CPU or SHIM_GPU for the call (on_device: some operand is in device memory); fills the
+ * record's note and, in auto mode, its predictions */
+enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, int on_device,
+                             shim_call_record *rec);
 
 #endif

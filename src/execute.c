@@ -19,24 +19,36 @@ void shim_execute(const shim_routine_ops *ops, const void *problem)
     if (ops->quick_return(problem)) {
         rec.side = SHIM_TRIVIAL;
     } else {
-        rec.side = shim_dispatch(ops->routine, &rec.note);
+        int on_device = ops->on_device(problem);
+        rec.side = shim_dispatch(ops, problem, on_device, &rec);
         if (rec.side == SHIM_GPU) {
             const char *why = NULL;
             if (ops->run_gpu(problem, &why) != 0) {
-                static atomic_int told;
-                shim_log_once(&told, "a GPU call failed (%s); it and any later failures rerun on the CPU",
-                              why ? why : "unknown error");
-                rec.side = SHIM_CPU;
                 rec.note = why;
+                if (on_device) {
+                    /* the CPU BLAS cannot read device memory: nothing else can serve this call */
+                    shim_log(
+                        "error: a call on device-resident operands failed on the GPU (%s); its output is "
+                        "not computed",
+                        why ? why : "unknown error");
+                    rec.side = SHIM_ERROR;
+                } else {
+                    static atomic_int told;
+                    shim_log_once(&told, "a GPU call failed (%s); it and any later failures rerun on the CPU",
+                                  why ? why : "unknown error");
+                    rec.side = SHIM_CPU;
+                }
             }
         }
         if (rec.side == SHIM_CPU) {
-            if (ops->scaling_only(problem)) rec.side = SHIM_TRIVIAL;
+            if (ops->scaling_only(problem))
+                rec.side = SHIM_TRIVIAL;
             ops->run_cpu(problem);
         }
     }
     rec.ms = shim_now_ms() - t0;
-    if (shim_config_get()->verbose) ops->describe(problem, rec.shape, sizeof rec.shape);
+    if (shim_config_get()->verbose)
+        ops->describe(problem, rec.shape, sizeof rec.shape);
     shim_stats_record(&rec);
 }
 

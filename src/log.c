@@ -21,7 +21,8 @@ void shim_log(const char *fmt, ...)
 
 void shim_log_once(atomic_int *once, const char *fmt, ...)
 {
-    if (atomic_exchange(once, 1)) return;
+    if (atomic_exchange(once, 1))
+        return;
     va_list ap;
     va_start(ap, fmt);
     vlog(fmt, ap);

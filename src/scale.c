@@ -5,7 +5,8 @@
 
 void shim_scale_vector(int n, float beta, float *y, int incy)
 {
-    if (beta == 1.0f) return;
+    if (beta == 1.0f)
+        return;
     ptrdiff_t step = incy < 0 ? -(ptrdiff_t)incy : incy;
     for (ptrdiff_t i = 0; i < n; i++)
         y[i * step] = beta == 0.0f ? 0.0f : beta * y[i * step];
@@ -13,7 +14,8 @@ void shim_scale_vector(int n, float beta, float *y, int incy)
 
 void shim_scale_matrix(int m, int n, float beta, float *c, int ldc)
 {
-    if (beta == 1.0f) return;
+    if (beta == 1.0f)
+        return;
     for (ptrdiff_t j = 0; j < n; j++) {
         float *col = c + j * (ptrdiff_t)ldc;
         if (beta == 0.0f) {

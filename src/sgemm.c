@@ -1,6 +1,7 @@
 /* SGEMM's part of the call flow: what a quick return is, and how the executors are reached. */
 #include <stdio.h>
 
+#include "cost_model.h"
 #include "cpu_blas.h"
 #include "execute.h"
 #include "gpu.h"
@@ -18,11 +19,17 @@ static int gemm_scaling_only(const void *problem)
     return p->alpha == 0.0f || p->k == 0;
 }
 
+static int gemm_on_device(const void *problem)
+{
+    const shim_gemm_problem *p = problem;
+    return shim_gpu_is_device_pointer(p->c) ||
+           (p->alpha != 0.0f && p->k > 0 &&
+            (shim_gpu_is_device_pointer(p->a) || shim_gpu_is_device_pointer(p->b)));
+}
+
 static int gemm_gpu(const void *problem, const char **why)
 {
-    (void)problem;
-    *why = "no GPU executor in this build";
-    return -1;
+    return shim_gpu_sgemm(problem, why);
 }
 
 static void gemm_cpu(const void *problem)
@@ -37,8 +44,30 @@ static void gemm_describe(const void *problem, char *out, size_t len)
              p->transb ? 'T' : 'N', p->m, p->n, p->k, p->lda, p->ldb, p->ldc, p->alpha, p->beta);
 }
 
-static const shim_routine_ops gemm_ops = {SHIM_SGEMM, gemm_quick_return, gemm_scaling_only,
-                                          gemm_gpu,   gemm_cpu,          gemm_describe};
+static int gemm_worth_modelling(const void *problem)
+{
+    return shim_sgemm_worth_modelling(problem);
+}
+
+static void gemm_predict(const shim_cost_model *m, const void *problem, double *cpu_ms, double *gpu_ms)
+{
+    const shim_gemm_problem *p = problem;
+    shim_staging s = {!shim_gpu_is_device_pointer(p->a), !shim_gpu_is_device_pointer(p->b),
+                      !shim_gpu_is_device_pointer(p->c)};
+    shim_predict_sgemm(m, p, s, cpu_ms, gpu_ms);
+}
+
+static const shim_routine_ops gemm_ops = {
+    .routine = SHIM_SGEMM,
+    .quick_return = gemm_quick_return,
+    .on_device = gemm_on_device,
+    .scaling_only = gemm_scaling_only,
+    .run_gpu = gemm_gpu,
+    .run_cpu = gemm_cpu,
+    .describe = gemm_describe,
+    .worth_modelling = gemm_worth_modelling,
+    .predict = gemm_predict,
+};
 
 void shim_sgemm(const shim_gemm_problem *p)
 {

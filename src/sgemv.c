@@ -1,6 +1,7 @@
 /* SGEMV's part of the call flow: what a quick return is, and how the executors are reached. */
 #include <stdio.h>
 
+#include "cost_model.h"
 #include "cpu_blas.h"
 #include "execute.h"
 #include "gpu.h"
@@ -17,11 +18,16 @@ static int gemv_scaling_only(const void *problem)
     return ((const shim_gemv_problem *)problem)->alpha == 0.0f;
 }
 
+static int gemv_on_device(const void *problem)
+{
+    const shim_gemv_problem *p = problem;
+    return shim_gpu_is_device_pointer(p->y) ||
+           (p->alpha != 0.0f && (shim_gpu_is_device_pointer(p->a) || shim_gpu_is_device_pointer(p->x)));
+}
+
 static int gemv_gpu(const void *problem, const char **why)
 {
-    (void)problem;
-    *why = "no GPU executor in this build";
-    return -1;
+    return shim_gpu_sgemv(problem, why);
 }
 
 static void gemv_cpu(const void *problem)
@@ -36,8 +42,30 @@ static void gemv_describe(const void *problem, char *out, size_t len)
              p->n, p->lda, p->incx, p->incy, p->alpha, p->beta);
 }
 
-static const shim_routine_ops gemv_ops = {SHIM_SGEMV, gemv_quick_return, gemv_scaling_only,
-                                          gemv_gpu,   gemv_cpu,          gemv_describe};
+static int gemv_worth_modelling(const void *problem)
+{
+    return shim_sgemv_worth_modelling(problem);
+}
+
+static void gemv_predict(const shim_cost_model *m, const void *problem, double *cpu_ms, double *gpu_ms)
+{
+    const shim_gemv_problem *p = problem;
+    shim_staging s = {!shim_gpu_is_device_pointer(p->a), !shim_gpu_is_device_pointer(p->x),
+                      !shim_gpu_is_device_pointer(p->y)};
+    shim_predict_sgemv(m, p, s, cpu_ms, gpu_ms);
+}
+
+static const shim_routine_ops gemv_ops = {
+    .routine = SHIM_SGEMV,
+    .quick_return = gemv_quick_return,
+    .on_device = gemv_on_device,
+    .scaling_only = gemv_scaling_only,
+    .run_gpu = gemv_gpu,
+    .run_cpu = gemv_cpu,
+    .describe = gemv_describe,
+    .worth_modelling = gemv_worth_modelling,
+    .predict = gemv_predict,
+};
 
 void shim_sgemv(const shim_gemv_problem *p)
 {

@@ -23,7 +23,8 @@ double shim_now_ms(void)
 void shim_stats_record(const shim_call_record *r)
 {
     atomic_fetch_add_explicit(&counts[r->routine][r->side], 1, memory_order_relaxed);
-    if (!shim_config_get()->verbose) return;
+    if (!shim_config_get()->verbose)
+        return;
     char predicted[96] = "";
     if (r->predicted_cpu_ms >= 0 || r->predicted_gpu_ms >= 0)
         snprintf(predicted, sizeof predicted, " predicted cpu %.3f ms gpu %.3f ms;", r->predicted_cpu_ms,
@@ -57,7 +58,8 @@ __attribute__((visibility("default"))) void shimblas_reset_stats(void)
 /* runs at exit (and at dlclose): the summary SHIMBLAS_STATS asks for */
 __attribute__((destructor)) static void stats_summary(void)
 {
-    if (!shim_config_get()->stats) return;
+    if (!shim_config_get()->stats)
+        return;
     for (int r = 0; r < SHIM_ROUTINES; r++) {
         shimblas_counts c;
         fill_counts(&c, r);

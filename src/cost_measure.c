@@ -1,0 +1,264 @@
+/* Fills the cost model by measuring this machine once: the pinned bus each way, the host thread
+ * pool's copy rate, shimblas's kernels on device data, the fixed cost of a GPU call, and the CPU
+ * BLAS on both routines. The result is cached in a small text file keyed by the device, driver,
+ * library version and CPU BLAS settings, so later processes skip the ~0.2 s of measuring. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "cost_model.h"
+#include "cpu_blas.h"
+#include "gpu.h"
+#include "gpu_internal.h"
+#include "gpu_pipeline.h"
+#include "log.h"
+#include "sgemm_kernels.h"
+#include "sgemv_kernels.h"
+#include "stats.h"
+
+static shim_cost_model model;
+static int have_model;
+static pthread_once_t model_once = PTHREAD_ONCE_INIT;
+
+static void fill_random(float *p, size_t n)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        p[i] = (float)((double)(s >> 40) / (double)(1ull << 24)) - 0.5f;
+    }
+}
+
+/* best of reps: the machine at its steady speed, not its first-touch costs */
+#define BEST_OF(reps, best_ms, body)                                                                         \
+    do {                                                                                                     \
+        best_ms = 1e30;                                                                                      \
+        for (int rep_ = 0; rep_ < (reps); rep_++) {                                                          \
+            double t0_ = shim_now_ms();                                                                      \
+            body;                                                                                            \
+            double t_ = shim_now_ms() - t0_;                                                                 \
+            if (t_ < best_ms)                                                                                \
+                best_ms = t_;                                                                                \
+        }                                                                                                    \
+    } while (0)
+
+static int measure_gpu(shim_cost_model *m, const char **why)
+{
+    shim_gpu_thread *t = shim_gpu_thread_state(why);
+    if (!t)
+        return -1;
+    const size_t floats = (size_t)16 << 20; /* 64 MB of host data */
+    const size_t dev_floats = 3 * floats;   /* device data well beyond the 60 MB L2 */
+    float *host = malloc(floats * sizeof(float)), *pinned = NULL, *dev = NULL;
+    void *work = NULL;
+    int rc = !host ||
+             shim_gpu_fail(cudaMallocHost((void **)&pinned, floats * sizeof(float)), "measure", why) ||
+             shim_gpu_fail(cudaMalloc((void **)&dev, dev_floats * sizeof(float)), "measure", why);
+    double best;
+    if (!rc) {
+        fill_random(host, floats);
+        BEST_OF(3, best, shim_host_pack(host, (int64_t)floats, pinned, (int)floats, 1, 0));
+        m->pack_gbps = floats * 4.0 / best * 1e-6;
+        BEST_OF(3, best, {
+            cudaMemcpyAsync(dev, pinned, floats * 4, cudaMemcpyHostToDevice, t->stream);
+            cudaStreamSynchronize(t->stream);
+        });
+        m->h2d_gbps = floats * 4.0 / best * 1e-6;
+        BEST_OF(3, best, {
+            cudaMemcpyAsync(pinned, dev, floats * 4, cudaMemcpyDeviceToHost, t->stream);
+            cudaStreamSynchronize(t->stream);
+        });
+        m->d2h_gbps = floats * 4.0 / best * 1e-6;
+        for (size_t off = floats; off < dev_floats; off += floats)
+            cudaMemcpy(dev + off, pinned, floats * 4, cudaMemcpyHostToDevice); /* random data, never zeros */
+
+        /* kernels on device data: a 2048 square sgemm; sgemv over 128 MB in both forms */
+        const int n = 2048;
+        float *a = dev, *b = dev + (size_t)n * n, *c = dev + 2 * (size_t)n * n;
+        shim_sgemm_args g = {0, 0, n, n, n, 1.0f, 0.0f, a, n, b, n, c, n, NULL, 0, t->stream};
+        const shim_sgemm_variant *gv = shim_sgemm_select(&g);
+        g.work_bytes = shim_sgemm_work_bytes(gv, &g);
+        rc = g.work_bytes && shim_gpu_fail(cudaMalloc(&work, g.work_bytes), "measure", why);
+        g.work = work;
+        BEST_OF(3, best, {
+            shim_sgemm_run(gv, &g);
+            cudaStreamSynchronize(t->stream);
+        });
+        m->gpu_sgemm_gflops = 2.0 * n * n * (double)n / best * 1e-6;
+        const int rows = 4096, cols = 8192;
+        double worst = 0;
+        for (int trans = 0; trans < 2 && !rc; trans++) {
+            shim_sgemv_args s = {trans,
+                                 rows,
+                                 cols,
+                                 1.0f,
+                                 0.0f,
+                                 dev,
+                                 rows,
+                                 dev + (size_t)rows * cols,
+                                 dev + (size_t)rows * cols + cols,
+                                 NULL,
+                                 0,
+                                 t->stream};
+            const shim_sgemv_variant *sv = shim_sgemv_select(&s);
+            if (shim_sgemv_work_bytes(sv, &s))
+                continue; /* these shapes need no workspace; skip rather than allocate */
+            BEST_OF(3, best, {
+                shim_sgemv_run(sv, &s);
+                cudaStreamSynchronize(t->stream);
+            });
+            if (best > worst)
+                worst = best;
+        }
+        m->gpu_sgemv_gbps = worst > 0 ? 4.0 * rows * (double)cols / worst * 1e-6 : 1000.0;
+        rc = rc || shim_gpu_fail(cudaGetLastError(), "measuring kernels", why);
+    }
+    if (!rc) {
+        /* the fixed cost of a small call on host data, all the way through the executor */
+        shim_gemm_problem tiny = {0, 0, 16, 16, 16, 1.0f, host, 16, host + 256, 16, 0.0f, host + 512, 16};
+        BEST_OF(5, best, rc |= shim_gpu_sgemm(&tiny, why));
+        m->gpu_call_ms = best;
+    }
+    free(host);
+    if (pinned)
+        cudaFreeHost(pinned);
+    if (dev)
+        cudaFree(dev);
+    if (work)
+        cudaFree(work);
+    return rc ? -1 : 0;
+}
+
+static void measure_cpu(shim_cost_model *m)
+{
+    /* sgemm: t = call + flops / rate from two sizes */
+    const int big = 1024, small = 128;
+    float *a = malloc(sizeof(float) * 3 * big * big);
+    fill_random(a, 3 * (size_t)big * big);
+    double t_big, t_small;
+    shim_gemm_problem pb = {0,  0, big, big, big, 1.0f, a, big, a + big * big, big, 0.0f, a + 2 * big * big,
+                            big};
+    shim_gemm_problem ps = {
+        0, 0, small, small, small, 1.0f, a, small, a + big * big, small, 0.0f, a + 2 * big * big, small};
+    shim_cpu_sgemm(&pb); /* wakes the CPU BLAS's threads */
+    BEST_OF(3, t_big, shim_cpu_sgemm(&pb));
+    BEST_OF(5, t_small, shim_cpu_sgemm(&ps));
+    double f_big = 2.0 * big * big * (double)big, f_small = 2.0 * small * small * (double)small;
+    m->cpu_sgemm_gflops = (f_big - f_small) / ((t_big - t_small > 1e-6 ? t_big - t_small : 1e-6) * 1e6);
+    m->cpu_sgemm_call_ms = t_small - f_small / (m->cpu_sgemm_gflops * 1e6);
+    if (m->cpu_sgemm_call_ms < 0)
+        m->cpu_sgemm_call_ms = 0;
+    /* sgemv: bytes of A per second from a 12 MB matrix and the fixed cost from a tiny one */
+    shim_gemv_problem vb = {1, 1024, 3072, 1.0f, a, 1024, a + 1024 * 3072, 1, 0.0f, a + 1024 * 3072 + 1024,
+                            1};
+    shim_gemv_problem vs = {1, 64, 64, 1.0f, a, 64, a + 1024 * 3072, 1, 0.0f, a + 1024 * 3072 + 1024, 1};
+    double t_vb, t_vs;
+    BEST_OF(3, t_vb, shim_cpu_sgemv(&vb));
+    BEST_OF(5, t_vs, shim_cpu_sgemv(&vs));
+    m->cpu_sgemv_gbps = 4.0 * 1024 * 3072 / ((t_vb - t_vs > 1e-6 ? t_vb - t_vs : 1e-6) * 1e6);
+    m->cpu_sgemv_call_ms = t_vs;
+    free(a);
+}
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int cache_path(char *path, size_t len)
+{
+    struct cudaDeviceProp prop;
+    int device = 0, driver = 0;
+    cudaGetDevice(&device);
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess)
+        return -1;
+    cudaDriverGetVersion(&driver);
+    char key[1024];
+    const char *env[] = {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"};
+    int used = snprintf(key, sizeof key, "%s|%d|%s|%s|%ld", prop.name, driver, SHIMBLAS_VERSION,
+                        shim_cpu_blas_origin(), sysconf(_SC_NPROCESSORS_ONLN));
+    for (int i = 0; i < 4; i++)
+        used += snprintf(key + used, sizeof key - (size_t)used, "|%s", getenv(env[i]) ? getenv(env[i]) : "");
+    const char *dir = getenv("SHIMBLAS_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char base[512];
+    if (dir && *dir)
+        snprintf(base, sizeof base, "%s", dir);
+    else if (xdg && *xdg)
+        snprintf(base, sizeof base, "%s/shimblas", xdg);
+    else if (home && *home)
+        snprintf(base, sizeof base, "%s/.cache/shimblas", home);
+    else
+        return -1;
+    /* create the folder (and a missing .cache above it) */
+    char parent[512];
+    snprintf(parent, sizeof parent, "%s", base);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = '\0';
+        mkdir(parent, 0755);
+    }
+    if (mkdir(base, 0755) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(path, len, "%s/model-%016llx.txt", base, (unsigned long long)fnv1a(key));
+    return 0;
+}
+
+static void load_or_measure(void)
+{
+    const char *why = NULL;
+    if (!shim_gpu_usable(&why))
+        return;
+    char path[640];
+    int cacheable = cache_path(path, sizeof path) == 0;
+    if (cacheable) {
+        FILE *f = fopen(path, "r");
+        if (f) {
+            char text[2048];
+            size_t got = fread(text, 1, sizeof text - 1, f);
+            text[got] = '\0';
+            fclose(f);
+            if (shim_cost_model_parse(text, &model) == 0) {
+                have_model = 1;
+                return;
+            }
+        }
+    }
+    double t0 = shim_now_ms();
+    measure_cpu(&model);
+    if (measure_gpu(&model, &why)) {
+        shim_log("could not measure the GPU for the cost model (%s); auto mode keeps calls on the CPU", why);
+        return;
+    }
+    have_model = 1;
+    char text[2048];
+    shim_cost_model_format(&model, text, sizeof text);
+    if (shim_config_get()->verbose)
+        shim_log("cost model measured in %.0f ms: %s", shim_now_ms() - t0, text);
+    if (cacheable) {
+        char tmp[700];
+        snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
+        FILE *f = fopen(tmp, "w");
+        if (f) {
+            fputs(text, f);
+            if (fclose(f) == 0)
+                rename(tmp, path);
+            else
+                remove(tmp);
+        }
+    }
+}
+
+const shim_cost_model *shim_cost_model_get(void)
+{
+    pthread_once(&model_once, load_or_measure);
+    return have_model ? &model : NULL;
+}

@@ -1,0 +1,47 @@
+/* Pieces of the GPU executor shared by its files: the device context, per-thread streams and
+ * pinned staging rings, the device memory pool, and operand staging. CUDA runtime API only. */
+#ifndef SHIM_GPU_INTERNAL_H
+#define SHIM_GPU_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+/* pinned staging buffers per thread: while some are being filled or drained by the host threads,
+ * the others are in flight on the bus */
+#define SHIM_RING_BUFFERS 8
+#define SHIM_RING_BYTES ((size_t)16 << 20)
+
+typedef struct shim_ring_buffer {
+    float *host;      /* pinned, SHIM_RING_BYTES, allocated on first use */
+    cudaEvent_t done; /* recorded after the last copy from or into it */
+    int pending;      /* a download landed here and still has to be unpacked */
+    float *dst;       /* where it unpacks to: rows x cols, leading dimension ld */
+    int64_t dst_ld;
+    int rows, cols;
+} shim_ring_buffer;
+
+typedef struct shim_gpu_thread {
+    /* all blocking streams: ordered with the legacy default stream the program may use */
+    cudaStream_t stream; /* kernels */
+    cudaStream_t in;     /* host-to-device copies */
+    cudaStream_t out;    /* device-to-host copies */
+    shim_ring_buffer ring[SHIM_RING_BUFFERS];
+    int ring_next;
+} shim_gpu_thread;
+
+/* the calling thread's state, created on first use; NULL (with *why) when the GPU is unusable */
+shim_gpu_thread *shim_gpu_thread_state(const char **why);
+
+/* turns a CUDA error into a failure with a message in thread-local storage: returns 0 on success */
+int shim_gpu_fail(cudaError_t err, const char *what, const char **why);
+
+/* device memory from shimblas's own stream-ordered pool (memory returns to the pool, not the
+ * driver, so steady-state calls allocate nothing); honours SHIMBLAS_DEVICE_MEMORY */
+int shim_gpu_alloc(void **p, size_t bytes, cudaStream_t stream, const char **why);
+void shim_gpu_free(void *p, size_t bytes, cudaStream_t stream);
+/* bytes shimblas holds from its pool right now */
+size_t shim_gpu_pool_in_use(void);
+
+#endif

@@ -1,0 +1,371 @@
+#include "gpu_pipeline.h"
+
+#include <string.h>
+
+#include "config.h"
+#include "host_pool.h"
+
+struct shim_pipeline {
+    shim_gpu_thread *t;
+    int failed;
+    void *work; /* kernel workspace, grown on demand, freed at the end */
+    size_t work_bytes;
+};
+
+static __thread shim_pipeline thread_pipeline;
+
+static const size_t ring_floats = SHIM_RING_BYTES / sizeof(float);
+
+int shim_memory_kind(const void *p)
+{
+    struct cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError(); /* plain host memory on older runtimes: clear the non-sticky error */
+        return SHIM_MEM_PAGEABLE;
+    }
+    if (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged)
+        return SHIM_MEM_DEVICE;
+    return attr.type == cudaMemoryTypeHost ? SHIM_MEM_PINNED : SHIM_MEM_PAGEABLE;
+}
+
+shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, const char **why)
+{
+    (void)why;
+    thread_pipeline = (shim_pipeline){t, 0, NULL, 0};
+    return &thread_pipeline;
+}
+
+int shim_pipeline_failed(shim_pipeline *pl)
+{
+    return pl->failed;
+}
+
+cudaStream_t shim_pipeline_compute_stream(shim_pipeline *pl)
+{
+    return pl->t->stream;
+}
+
+size_t shim_pipeline_budget(void)
+{
+    size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess)
+        free_bytes = 0;
+    /* leave room for the kernels' workspace and for other users of the device */
+    size_t budget = free_bytes / 10 * 9;
+    size_t cap = shim_config_get()->device_memory;
+    if (cap) {
+        size_t used = shim_gpu_pool_in_use();
+        size_t left = cap > used ? cap - used : 0;
+        if (left < budget)
+            budget = left;
+    }
+    return budget;
+}
+
+/* ---- host packing, spread over the host thread pool -------------------------------------------- */
+
+/* one packing job: rows x cols between a host region (leading dimension ld) and a dense pinned
+ * buffer; split by columns, or by rows when there is a single long column */
+typedef struct pack_job {
+    float *host;
+    int64_t ld;
+    float *pinned;
+    int rows, cols;
+    int to_host;
+    int tasks;
+} pack_job;
+
+static void pack_task(void *ctx, int task)
+{
+    const pack_job *j = ctx;
+    if (j->cols >= j->tasks) {
+        int c0 = (int)((int64_t)j->cols * task / j->tasks),
+            c1 = (int)((int64_t)j->cols * (task + 1) / j->tasks);
+        for (int c = c0; c < c1; c++) {
+            float *h = j->host + (int64_t)c * j->ld, *p = j->pinned + (int64_t)c * j->rows;
+            if (j->to_host)
+                memcpy(h, p, sizeof(float) * (size_t)j->rows);
+            else
+                memcpy(p, h, sizeof(float) * (size_t)j->rows);
+        }
+        return;
+    }
+    /* fewer columns than tasks: every task takes a slice of rows of every column */
+    int r0 = (int)((int64_t)j->rows * task / j->tasks), r1 = (int)((int64_t)j->rows * (task + 1) / j->tasks);
+    for (int c = 0; c < j->cols; c++) {
+        float *h = j->host + (int64_t)c * j->ld + r0, *p = j->pinned + (int64_t)c * j->rows + r0;
+        if (j->to_host)
+            memcpy(h, p, sizeof(float) * (size_t)(r1 - r0));
+        else
+            memcpy(p, h, sizeof(float) * (size_t)(r1 - r0));
+    }
+}
+
+void shim_host_pack(float *host, int64_t ld, float *pinned, int rows, int cols, int to_host)
+{
+    size_t bytes = sizeof(float) * (size_t)rows * (size_t)cols;
+    /* below ~256 KB a task costs more to hand out than to do */
+    int tasks = (int)(bytes >> 18);
+    int threads = shim_host_threads();
+    if (tasks > threads)
+        tasks = threads;
+    if (tasks < 1)
+        tasks = 1;
+    pack_job j = {host, ld, pinned, rows, cols, to_host, tasks};
+    shim_host_parallel(tasks, pack_task, &j);
+}
+
+/* ---- the ring of pinned buffers ----------------------------------------------------------------- */
+
+static int fail(shim_pipeline *pl, cudaError_t err, const char *what, const char **why)
+{
+    if (shim_gpu_fail(err, what, why)) {
+        pl->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static int unpack(shim_pipeline *pl, shim_ring_buffer *b, const char **why)
+{
+    if (!b->pending)
+        return 0;
+    b->pending = 0;
+    if (fail(pl, cudaEventSynchronize(b->done), "device-to-host copy", why))
+        return -1;
+    shim_host_pack(b->dst, b->dst_ld, b->host, b->rows, b->cols, 1);
+    return 0;
+}
+
+/* the next pinned buffer, free to be overwritten */
+static shim_ring_buffer *next_buffer(shim_pipeline *pl, const char **why)
+{
+    shim_gpu_thread *t = pl->t;
+    shim_ring_buffer *b = &t->ring[t->ring_next];
+    t->ring_next = (t->ring_next + 1) % SHIM_RING_BUFFERS;
+    if (!b->host && fail(pl, cudaHostAlloc((void **)&b->host, SHIM_RING_BYTES, cudaHostAllocDefault),
+                         "pinned staging buffer", why))
+        return NULL;
+    if (unpack(pl, b, why) || fail(pl, cudaEventSynchronize(b->done), "staging", why))
+        return NULL;
+    return b;
+}
+
+/* Splits a rows x cols transfer into pieces that fit one ring buffer: whole columns when a column
+ * fits, else pieces of one column. Calls piece(r, c, piece_rows, piece_cols) in order. */
+typedef int (*piece_fn)(shim_pipeline *pl, void *ctx, int r, int c, int rows, int cols, const char **why);
+
+static int for_each_piece(shim_pipeline *pl, int rows, int cols, piece_fn piece, void *ctx, const char **why)
+{
+    if ((size_t)rows <= ring_floats) {
+        int per = (int)(ring_floats / (size_t)rows);
+        for (int c = 0; c < cols; c += per)
+            if (piece(pl, ctx, 0, c, rows, cols - c < per ? cols - c : per, why))
+                return -1;
+        return 0;
+    }
+    for (int c = 0; c < cols; c++)
+        for (int r = 0; r < rows; r += (int)ring_floats)
+            if (piece(pl, ctx, r, c, rows - r < (int)ring_floats ? rows - r : (int)ring_floats, 1, why))
+                return -1;
+    return 0;
+}
+
+typedef struct transfer {
+    float *host; /* the region's first element in host memory */
+    int64_t host_ld;
+    float *dev;
+    int64_t dev_ld;
+} transfer;
+
+static int upload_piece(shim_pipeline *pl, void *ctx, int r, int c, int rows, int cols, const char **why)
+{
+    const transfer *x = ctx;
+    shim_ring_buffer *b = next_buffer(pl, why);
+    if (!b)
+        return -1;
+    shim_host_pack(x->host + (int64_t)c * x->host_ld + r, x->host_ld, b->host, rows, cols, 0);
+    return fail(pl,
+                cudaMemcpy2DAsync(x->dev + (int64_t)c * x->dev_ld + r, sizeof(float) * (size_t)x->dev_ld,
+                                  b->host, sizeof(float) * (size_t)rows, sizeof(float) * (size_t)rows,
+                                  (size_t)cols, cudaMemcpyHostToDevice, pl->t->in),
+                "host-to-device copy", why) ||
+           fail(pl, cudaEventRecord(b->done, pl->t->in), "staging", why);
+}
+
+static int download_piece(shim_pipeline *pl, void *ctx, int r, int c, int rows, int cols, const char **why)
+{
+    const transfer *x = ctx;
+    shim_ring_buffer *b = next_buffer(pl, why);
+    if (!b)
+        return -1;
+    if (fail(pl,
+             cudaMemcpy2DAsync(b->host, sizeof(float) * (size_t)rows, x->dev + (int64_t)c * x->dev_ld + r,
+                               sizeof(float) * (size_t)x->dev_ld, sizeof(float) * (size_t)rows, (size_t)cols,
+                               cudaMemcpyDeviceToHost, pl->t->out),
+             "device-to-host copy", why) ||
+        fail(pl, cudaEventRecord(b->done, pl->t->out), "staging", why))
+        return -1;
+    b->pending = 1;
+    b->dst = x->host + (int64_t)c * x->host_ld + r;
+    b->dst_ld = x->host_ld;
+    b->rows = rows;
+    b->cols = cols;
+    return 0;
+}
+
+/* ---- block caches ------------------------------------------------------------------------------ */
+
+int shim_cache_init(shim_pipeline *pl, shim_block_cache *c, shim_matrix_ref src, int slots, int rows,
+                    int cols, const char **why)
+{
+    memset(c, 0, sizeof *c);
+    c->src = src;
+    if (src.kind == SHIM_MEM_DEVICE)
+        return 0;
+    if (slots > SHIM_PIPE_MAX_SLOTS)
+        slots = SHIM_PIPE_MAX_SLOTS;
+    /* padded so every column of a block starts 16-byte aligned: the kernels' vector paths apply */
+    c->block_ld = rows == 1 ? 1 : (rows + 3) / 4 * 4;
+    size_t floats = (size_t)c->block_ld * (size_t)cols;
+    for (int i = 0; i < slots; i++) {
+        shim_block_slot *s = &c->slot[i];
+        s->tag = -1;
+        s->floats = floats;
+        if (shim_gpu_alloc((void **)&s->dev, floats * sizeof(float), pl->t->in, why) ||
+            fail(pl, cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming), "event", why) ||
+            fail(pl, cudaEventCreateWithFlags(&s->idle, cudaEventDisableTiming), "event", why)) {
+            c->slots = i + 1;
+            pl->failed = 1;
+            return -1;
+        }
+        c->slots = i + 1;
+    }
+    return 0;
+}
+
+int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0, int64_t c0, int rows,
+                   int cols, int upload, shim_dev_block *out, const char **why)
+{
+    float *host = (float *)c->src.base + c0 * c->src.ld + r0;
+    if (c->src.kind == SHIM_MEM_DEVICE) {
+        *out = (shim_dev_block){host, c->src.ld, -1};
+        return 0;
+    }
+    cudaStream_t in = pl->t->in, compute = pl->t->stream;
+    for (int i = 0; i < c->slots; i++) {
+        if (c->slot[i].tag == tag) {
+            *out = (shim_dev_block){c->slot[i].dev, c->block_ld, i};
+            return fail(pl, cudaStreamWaitEvent(compute, c->slot[i].ready, 0), "stream order", why);
+        }
+    }
+    int i = c->next;
+    c->next = (c->next + 1) % c->slots;
+    shim_block_slot *s = &c->slot[i];
+    s->tag = tag;
+    *out = (shim_dev_block){s->dev, c->block_ld, i};
+    /* the slot's previous block must be finished with before it is overwritten */
+    if (fail(pl, cudaStreamWaitEvent(in, s->idle, 0), "stream order", why))
+        return -1;
+    if (upload) {
+        if (c->src.kind == SHIM_MEM_PINNED) {
+            if (fail(pl,
+                     cudaMemcpy2DAsync(s->dev, sizeof(float) * (size_t)c->block_ld, host,
+                                       sizeof(float) * (size_t)c->src.ld, sizeof(float) * (size_t)rows,
+                                       (size_t)cols, cudaMemcpyHostToDevice, in),
+                     "host-to-device copy", why))
+                return -1;
+        } else {
+            transfer x = {host, c->src.ld, s->dev, c->block_ld};
+            if (for_each_piece(pl, rows, cols, upload_piece, &x, why))
+                return -1;
+        }
+    }
+    return fail(pl, cudaEventRecord(s->ready, in), "staging", why) ||
+           fail(pl, cudaStreamWaitEvent(compute, s->ready, 0), "stream order", why);
+}
+
+int shim_cache_release(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, const char **why)
+{
+    if (b->slot < 0)
+        return 0;
+    return fail(pl, cudaEventRecord(c->slot[b->slot].idle, pl->t->stream), "staging", why);
+}
+
+int shim_cache_put(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, int64_t r0, int64_t c0,
+                   int rows, int cols, const char **why)
+{
+    if (b->slot < 0)
+        return 0; /* computed in place */
+    shim_block_slot *s = &c->slot[b->slot];
+    cudaStream_t out = pl->t->out;
+    /* reuse the slot's idle event to hand the finished block from the compute stream to copy-out */
+    if (fail(pl, cudaEventRecord(s->idle, pl->t->stream), "staging", why) ||
+        fail(pl, cudaStreamWaitEvent(out, s->idle, 0), "stream order", why))
+        return -1;
+    float *host = (float *)c->src.base + c0 * c->src.ld + r0;
+    if (c->src.kind == SHIM_MEM_PINNED) {
+        if (fail(pl,
+                 cudaMemcpy2DAsync(host, sizeof(float) * (size_t)c->src.ld, b->ptr,
+                                   sizeof(float) * (size_t)b->ld, sizeof(float) * (size_t)rows, (size_t)cols,
+                                   cudaMemcpyDeviceToHost, out),
+                 "device-to-host copy", why))
+            return -1;
+    } else {
+        transfer x = {host, c->src.ld, b->ptr, b->ld};
+        if (for_each_piece(pl, rows, cols, download_piece, &x, why))
+            return -1;
+    }
+    return fail(pl, cudaEventRecord(s->idle, out), "staging", why);
+}
+
+void shim_cache_free(shim_pipeline *pl, shim_block_cache *c)
+{
+    for (int i = 0; i < c->slots; i++) {
+        shim_block_slot *s = &c->slot[i];
+        shim_gpu_free(s->dev, s->floats * sizeof(float), pl->t->stream);
+        if (s->ready)
+            cudaEventDestroy(s->ready);
+        if (s->idle)
+            cudaEventDestroy(s->idle);
+    }
+    c->slots = 0;
+}
+
+void *shim_pipeline_workspace(shim_pipeline *pl, size_t bytes, const char **why)
+{
+    if (bytes <= pl->work_bytes)
+        return pl->work;
+    shim_gpu_free(pl->work, pl->work_bytes, pl->t->stream);
+    pl->work = NULL;
+    pl->work_bytes = 0;
+    if (shim_gpu_alloc(&pl->work, bytes, pl->t->stream, why)) {
+        pl->failed = 1;
+        return NULL;
+    }
+    pl->work_bytes = bytes;
+    return pl->work;
+}
+
+int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why)
+{
+    shim_gpu_thread *t = pl->t;
+    int rc = pl->failed || failed;
+    /* unpack every download still sitting in the ring, oldest first */
+    for (int k = 0; k < SHIM_RING_BUFFERS; k++) {
+        shim_ring_buffer *b = &t->ring[(t->ring_next + k) % SHIM_RING_BUFFERS];
+        if (b->pending && !rc)
+            rc = unpack(pl, b, why);
+        b->pending = 0;
+    }
+    cudaStream_t streams[] = {t->in, t->stream, t->out};
+    for (int i = 0; i < 3; i++) {
+        cudaError_t err = cudaStreamSynchronize(streams[i]);
+        if (err != cudaSuccess && !rc)
+            rc = shim_gpu_fail(err, "GPU work", why);
+    }
+    shim_gpu_free(pl->work, pl->work_bytes, t->stream);
+    pl->work = NULL;
+    pl->work_bytes = 0;
+    return rc ? -1 : 0;
+}

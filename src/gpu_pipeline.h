@@ -1,0 +1,87 @@
+/* The staging pipeline for operands in host memory. An operand is cut into blocks; each block a
+ * kernel needs is brought to the device on the copy-in stream (packed by the host thread pool into
+ * a ring of pinned buffers, then copied), kernels run on the compute stream as soon as their
+ * blocks have arrived, and finished output blocks go back on the copy-out stream while the next
+ * ones compute. Device-resident operands are used in place. */
+#ifndef SHIM_GPU_PIPELINE_H
+#define SHIM_GPU_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gpu_internal.h"
+
+#define SHIM_PIPE_MAX_SLOTS 128
+
+/* a column-major matrix as the caller stored it */
+typedef struct shim_matrix_ref {
+    const float *base;
+    int64_t ld;
+    int kind; /* SHIM_MEM_* */
+} shim_matrix_ref;
+
+enum { SHIM_MEM_PAGEABLE = 0, SHIM_MEM_PINNED = 1, SHIM_MEM_DEVICE = 2 };
+int shim_memory_kind(const void *p);
+
+/* copies rows x cols between a host region (leading dimension ld) and a dense pinned buffer, on
+ * the host thread pool; to_host: pinned -> region */
+void shim_host_pack(float *host, int64_t ld, float *pinned, int rows, int cols, int to_host);
+
+/* a block of an operand on the device: where it is and its leading dimension */
+typedef struct shim_dev_block {
+    float *ptr;
+    int64_t ld;
+    int slot; /* index into the cache's slots, -1 when in place */
+} shim_dev_block;
+
+typedef struct shim_block_slot {
+    float *dev;
+    size_t floats;     /* capacity */
+    long tag;          /* which block it holds, -1 for none */
+    cudaEvent_t ready; /* its upload finished (copy-in stream) */
+    cudaEvent_t idle;  /* the last kernel or download that used it finished */
+} shim_block_slot;
+
+/* device buffers for the blocks of one operand: as many as the plan allows; with one per block
+ * every block is uploaded once, with fewer they are reused round-robin */
+typedef struct shim_block_cache {
+    shim_matrix_ref src;
+    shim_block_slot slot[SHIM_PIPE_MAX_SLOTS];
+    int slots, next;
+    int64_t block_ld; /* leading dimension of every slot (padded to 4 floats) */
+} shim_block_cache;
+
+typedef struct shim_pipeline shim_pipeline;
+
+/* starts a pipeline on the calling thread's streams; NULL (with *why) on failure */
+shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, const char **why);
+/* device bytes that are still free for this call (the SHIMBLAS_DEVICE_MEMORY cap and the device) */
+size_t shim_pipeline_budget(void);
+
+/* gives cache `slots` device buffers able to hold rows x cols blocks (none when src is on the
+ * device: its blocks are views) */
+int shim_cache_init(shim_pipeline *pl, shim_block_cache *c, shim_matrix_ref src, int slots, int rows,
+                    int cols, const char **why);
+/* the block (r0, c0, rows, cols) of the cache's operand on the device, ready for a kernel on the
+ * compute stream; upload == 0 only reserves room (an output whose old value is not read) */
+int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0, int64_t c0, int rows,
+                   int cols, int upload, shim_dev_block *out, const char **why);
+/* the compute stream has enqueued its last use of the block */
+int shim_cache_release(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, const char **why);
+/* copies the block back into the caller's matrix once the compute stream is done with it */
+int shim_cache_put(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, int64_t r0, int64_t c0,
+                   int rows, int cols, const char **why);
+void shim_cache_free(shim_pipeline *pl, shim_block_cache *c);
+
+cudaStream_t shim_pipeline_compute_stream(shim_pipeline *pl);
+/* device scratch for the kernels, at least bytes, valid until the end of the pipeline */
+void *shim_pipeline_workspace(shim_pipeline *pl, size_t bytes, const char **why);
+/* 1 once anything in the pipeline has failed */
+int shim_pipeline_failed(shim_pipeline *pl);
+/* waits for everything and unpacks every result still in pinned buffers; 0 when all went well.
+ * failed: the caller saw a failure (its *why stands); then nothing more is unpacked. */
+int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why);
+
+#endif

@@ -1,0 +1,114 @@
+/* The GPU executor for sgemm. Operands in host memory go through the staging pipeline in tiles
+ * (src/tile_plan.c): while one tile of C computes, the blocks of A and B the next ones need are
+ * on the bus and finished tiles are on their way back; device-resident operands are used in
+ * place. The k chunks of one tile accumulate in a fixed order, so results are reproducible. */
+#include "config.h"
+#include "gpu.h"
+#include "gpu_internal.h"
+#include "gpu_kernel_choice.h"
+#include "gpu_pipeline.h"
+#include "sgemm_kernels.h"
+#include "tile_plan.h"
+
+static const shim_sgemm_variant *choose(const shim_sgemm_args *args)
+{
+    const char *forced = shim_config_get()->sgemm_kernel;
+    if (forced) {
+        const shim_sgemm_variant *v = shim_sgemm_find(forced);
+        if (v && v->accepts(args))
+            return v;
+        if (!v) {
+            int count;
+            const shim_sgemm_variant *all = shim_sgemm_variants(&count);
+            shim_report_unknown_kernel("SHIMBLAS_SGEMM_KERNEL", forced, all, count, sizeof *all);
+        }
+    }
+    return shim_sgemm_select(args);
+}
+
+static int run_kernel(shim_pipeline *pl, shim_sgemm_args *args, const char **why)
+{
+    const shim_sgemm_variant *v = choose(args);
+    args->work_bytes = shim_sgemm_work_bytes(v, args);
+    args->work = args->work_bytes ? shim_pipeline_workspace(pl, args->work_bytes, why) : NULL;
+    if (args->work_bytes && !args->work)
+        return -1;
+    return shim_gpu_fail(shim_sgemm_run(v, args), v->name, why);
+}
+
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+int shim_gpu_sgemm(const shim_gemm_problem *p, const char **why)
+{
+    shim_gpu_thread *t = shim_gpu_thread_state(why);
+    if (!t)
+        return -1;
+    int reads_ab = p->alpha != 0.0f && p->k > 0;
+    shim_matrix_ref a = {p->a, p->lda, reads_ab ? shim_memory_kind(p->a) : SHIM_MEM_DEVICE};
+    shim_matrix_ref b = {p->b, p->ldb, reads_ab ? shim_memory_kind(p->b) : SHIM_MEM_DEVICE};
+    shim_matrix_ref c = {p->c, p->ldc, shim_memory_kind(p->c)};
+    int k = reads_ab ? p->k : 0;
+    shim_tile_plan plan;
+    if (shim_plan_tiles(p->m, p->n, k, p->transa, p->transb, a.kind != SHIM_MEM_DEVICE,
+                        b.kind != SHIM_MEM_DEVICE, c.kind != SHIM_MEM_DEVICE, shim_pipeline_budget(),
+                        &plan)) {
+        *why = "not enough device memory for even the smallest tiles";
+        return -1;
+    }
+    shim_pipeline *pl = shim_pipeline_begin(t, why);
+    shim_block_cache ca, cb, cc;
+    int ar = p->transa ? plan.kc : plan.tm, ac = p->transa ? plan.tm : plan.kc;
+    int br = p->transb ? plan.tn : plan.kc, bc = p->transb ? plan.kc : plan.tn;
+    int rc = shim_cache_init(pl, &ca, a, plan.slots_a, ar, ac, why);
+    rc = rc || shim_cache_init(pl, &cb, b, plan.slots_b, br, bc, why);
+    rc = rc || shim_cache_init(pl, &cc, c, plan.slots_c, plan.tm, plan.tn, why);
+
+    for (int i = 0; i < plan.mt && !rc; i++) {
+        int i0 = i * plan.tm, tm = min_int(plan.tm, p->m - i0);
+        for (int j = 0; j < plan.nt && !rc; j++) {
+            int j0 = j * plan.tn, tn = min_int(plan.tn, p->n - j0);
+            shim_dev_block cblk;
+            rc = shim_cache_get(pl, &cc, (long)i * plan.nt + j, i0, j0, tm, tn, p->beta != 0.0f, &cblk, why);
+            for (int l = 0; l < plan.kt && !rc; l++) {
+                int l0 = l * plan.kc, kc = min_int(plan.kc, k - l0);
+                shim_dev_block ablk = {NULL, 1, -1}, bblk = {NULL, 1, -1};
+                if (k > 0) {
+                    /* blocks of the stored matrices: op(A) rows i0.., columns l0.. */
+                    rc = shim_cache_get(pl, &ca, (long)i * plan.kt + l, p->transa ? l0 : i0,
+                                        p->transa ? i0 : l0, p->transa ? kc : tm, p->transa ? tm : kc, 1,
+                                        &ablk, why) ||
+                         shim_cache_get(pl, &cb, (long)l * plan.nt + j, p->transb ? j0 : l0,
+                                        p->transb ? l0 : j0, p->transb ? tn : kc, p->transb ? kc : tn, 1,
+                                        &bblk, why);
+                }
+                shim_sgemm_args args = {p->transa,
+                                        p->transb,
+                                        tm,
+                                        tn,
+                                        k > 0 ? kc : 0,
+                                        p->alpha,
+                                        l == 0 ? p->beta : 1.0f,
+                                        ablk.ptr,
+                                        ablk.ld,
+                                        bblk.ptr,
+                                        bblk.ld,
+                                        cblk.ptr,
+                                        cblk.ld,
+                                        NULL,
+                                        0,
+                                        shim_pipeline_compute_stream(pl)};
+                rc = rc || run_kernel(pl, &args, why) || shim_cache_release(pl, &ca, &ablk, why) ||
+                     shim_cache_release(pl, &cb, &bblk, why);
+            }
+            rc = rc || shim_cache_put(pl, &cc, &cblk, i0, j0, tm, tn, why);
+        }
+    }
+    rc = shim_pipeline_end(pl, rc, why);
+    shim_cache_free(pl, &ca);
+    shim_cache_free(pl, &cb);
+    shim_cache_free(pl, &cc);
+    return rc ? -1 : 0;
+}

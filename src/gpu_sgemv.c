@@ -1,0 +1,161 @@
+/* The GPU executor for sgemv. A in host memory streams through the staging pipeline in panels of
+ * columns: in the columns form (y = A x) each panel adds its part to y on the device, in order;
+ * in the rows form (y = A^T x) each panel produces its own slice of y. x and y are small: strided
+ * host vectors are packed on the host, strided device vectors gathered on the device. */
+#include <stdlib.h>
+
+#include "config.h"
+#include "gpu.h"
+#include "gpu_internal.h"
+#include "gpu_kernel_choice.h"
+#include "gpu_pipeline.h"
+#include "sgemv_kernels.h"
+#include "tile_plan.h"
+#include "vector_ops.h"
+
+static const shim_sgemv_variant *choose(const shim_sgemv_args *args)
+{
+    const char *forced = shim_config_get()->sgemv_kernel;
+    if (forced) {
+        const shim_sgemv_variant *v = shim_sgemv_find(forced);
+        if (v && v->accepts(args))
+            return v;
+        if (!v) {
+            int count;
+            const shim_sgemv_variant *all = shim_sgemv_variants(&count);
+            shim_report_unknown_kernel("SHIMBLAS_SGEMV_KERNEL", forced, all, count, sizeof *all);
+        }
+    }
+    return shim_sgemv_select(args);
+}
+
+static int run_kernel(shim_pipeline *pl, shim_sgemv_args *args, const char **why)
+{
+    const shim_sgemv_variant *v = choose(args);
+    args->work_bytes = shim_sgemv_work_bytes(v, args);
+    args->work = args->work_bytes ? shim_pipeline_workspace(pl, args->work_bytes, why) : NULL;
+    if (args->work_bytes && !args->work)
+        return -1;
+    return shim_gpu_fail(shim_sgemv_run(v, args), v->name, why);
+}
+
+/* element i of a vector of n with increment inc, as reference BLAS walks it */
+static size_t element(int i, int n, int inc)
+{
+    return inc > 0 ? (size_t)i * (size_t)inc : (size_t)(n - 1 - i) * (size_t)(-inc);
+}
+
+/* a vector operand on the device, dense: in place, gathered on the device, or (host memory) a
+ * single-block cache over the vector itself or over a packed copy of it */
+typedef struct vector_stage {
+    const float *src;
+    int n, inc, kind;
+    float *packed;   /* host copy of a strided host vector */
+    float *gathered; /* device copy of a strided device vector */
+    shim_block_cache cache;
+    shim_dev_block block;
+} vector_stage;
+
+static int vector_in(shim_pipeline *pl, vector_stage *v, const float *src, int n, int inc, int upload,
+                     const char **why)
+{
+    *v = (vector_stage){.src = src, .n = n, .inc = inc, .kind = shim_memory_kind(src)};
+    if (v->kind == SHIM_MEM_DEVICE && inc == 1) {
+        v->block = (shim_dev_block){(float *)src, n, -1};
+        return 0;
+    }
+    if (v->kind == SHIM_MEM_DEVICE) {
+        if (shim_gpu_alloc((void **)&v->gathered, sizeof(float) * (size_t)n, shim_pipeline_compute_stream(pl),
+                           why))
+            return -1;
+        v->block = (shim_dev_block){v->gathered, n, -1};
+        return upload ? shim_gpu_fail(
+                            shim_gather_vector(v->gathered, src, n, inc, shim_pipeline_compute_stream(pl)),
+                            "gather", why)
+                      : 0;
+    }
+    const float *dense = src;
+    if (inc != 1) {
+        v->packed = malloc(sizeof(float) * (size_t)n);
+        if (!v->packed) {
+            *why = "out of host memory";
+            return -1;
+        }
+        if (upload)
+            for (int i = 0; i < n; i++)
+                v->packed[i] = src[element(i, n, inc)];
+        dense = v->packed;
+    }
+    shim_matrix_ref ref = {dense, n, inc == 1 ? v->kind : SHIM_MEM_PAGEABLE};
+    return shim_cache_init(pl, &v->cache, ref, 1, n, 1, why) ||
+           shim_cache_get(pl, &v->cache, 0, 0, 0, n, 1, upload, &v->block, why);
+}
+
+static int vector_out(shim_pipeline *pl, vector_stage *v, const char **why)
+{
+    if (v->gathered)
+        return shim_gpu_fail(
+            shim_scatter_vector((float *)v->src, v->inc, v->gathered, v->n, shim_pipeline_compute_stream(pl)),
+            "scatter", why);
+    return shim_cache_put(pl, &v->cache, &v->block, 0, 0, v->n, 1, why);
+}
+
+/* after the pipeline ended: a packed strided host vector goes back where it came from */
+static void vector_finish(shim_pipeline *pl, vector_stage *v, int write_back)
+{
+    if (v->packed && write_back)
+        for (int i = 0; i < v->n; i++)
+            ((float *)v->src)[element(i, v->n, v->inc)] = v->packed[i];
+    free(v->packed);
+    if (v->gathered)
+        shim_gpu_free(v->gathered, sizeof(float) * (size_t)v->n, shim_pipeline_compute_stream(pl));
+    shim_cache_free(pl, &v->cache);
+}
+
+int shim_gpu_sgemv(const shim_gemv_problem *p, const char **why)
+{
+    shim_gpu_thread *t = shim_gpu_thread_state(why);
+    if (!t)
+        return -1;
+    int reads_a = p->alpha != 0.0f;
+    int lenx = shim_gemv_lenx(p), leny = shim_gemv_leny(p);
+    shim_matrix_ref a = {p->a, p->lda, reads_a ? shim_memory_kind(p->a) : SHIM_MEM_DEVICE};
+    shim_panel_plan plan = {p->n, 1, 0, 0};
+    if (a.kind != SHIM_MEM_DEVICE && shim_plan_panels(p->m, p->n, shim_pipeline_budget(), &plan)) {
+        *why = "not enough device memory for even one column of A";
+        return -1;
+    }
+    shim_pipeline *pl = shim_pipeline_begin(t, why);
+    vector_stage x = {0}, y = {0};
+    shim_block_cache ca = {0};
+    int rc = shim_cache_init(pl, &ca, a, plan.slots, p->m, plan.cols, why);
+    rc = rc || (reads_a && vector_in(pl, &x, p->x, lenx, p->incx, 1, why));
+    rc = rc || vector_in(pl, &y, p->y, leny, p->incy, p->beta != 0.0f, why);
+    for (int j = 0; j < plan.count && !rc; j++) {
+        int j0 = j * plan.cols, cols = plan.cols < p->n - j0 ? plan.cols : p->n - j0;
+        shim_dev_block ablk = {NULL, 1, -1};
+        if (reads_a)
+            rc = shim_cache_get(pl, &ca, j, 0, j0, p->m, cols, 1, &ablk, why);
+        /* columns form: the panel adds A[:, j0..] x[j0..] into all of y, beta only on the first;
+         * rows form: the panel computes y[j0..] from all of x */
+        shim_sgemv_args args = {p->trans,
+                                p->m,
+                                cols,
+                                p->alpha,
+                                p->trans || j == 0 ? p->beta : 1.0f,
+                                ablk.ptr,
+                                ablk.ld,
+                                x.block.ptr ? x.block.ptr + (p->trans ? 0 : j0) : NULL,
+                                y.block.ptr + (p->trans ? j0 : 0),
+                                NULL,
+                                0,
+                                shim_pipeline_compute_stream(pl)};
+        rc = rc || run_kernel(pl, &args, why) || shim_cache_release(pl, &ca, &ablk, why);
+    }
+    rc = rc || vector_out(pl, &y, why);
+    rc = shim_pipeline_end(pl, rc, why);
+    vector_finish(pl, &x, 0);
+    vector_finish(pl, &y, !rc);
+    shim_cache_free(pl, &ca);
+    return rc ? -1 : 0;
+}

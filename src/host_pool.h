@@ -1,0 +1,12 @@
+/* A small pool of host threads for the memory-bound work of staging: packing pageable operands
+ * into pinned buffers and unpacking results, so the bus and not one core's memcpy is the limit. */
+#ifndef SHIM_HOST_POOL_H
+#define SHIM_HOST_POOL_H
+
+/* runs fn(ctx, i) for i in [0, tasks) on the pool and the calling thread; returns when all are done.
+ * Calls from several threads at once are serialised. */
+void shim_host_parallel(int tasks, void (*fn)(void *ctx, int task), void *ctx);
+/* how many threads take part (the caller included) */
+int shim_host_threads(void);
+
+#endif

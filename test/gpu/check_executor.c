@@ -1,0 +1,234 @@
+/* The GPU executor through the public entry points, as a CUDA program would use it: operands in
+ * device, managed and pinned memory used in place (auto mode must send them to the GPU), strided
+ * device vectors, host data in gpu mode from several threads at once, a child forked after CUDA
+ * was initialised, and (with SHIMBLAS_DEVICE_MEMORY tiny) a GPU failure rerun on the CPU.
+ * This program has its own CUDA runtime, separate from the one inside libshimblas, as real
+ * applications do. Exit 77 without a usable GPU. */
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpu_guard.h"
+#include "reference.h"
+#include "shimblas.h"
+
+static int failures, cases;
+static uint64_t rng;
+
+enum memory { HOST, PINNED, DEVICE, MANAGED };
+static const char *const memory_names[] = {"host", "pinned", "device", "managed"};
+
+static float *mem_alloc(enum memory kind, size_t n)
+{
+    void *p = NULL;
+    size_t bytes = (n + 16) * sizeof(float);
+    switch (kind) {
+    case HOST: p = malloc(bytes); break;
+    case PINNED: TEST_CUDA(cudaMallocHost(&p, bytes)); break;
+    case DEVICE: TEST_CUDA(cudaMalloc(&p, bytes)); break;
+    case MANAGED: TEST_CUDA(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal)); break;
+    }
+    return p;
+}
+
+static void mem_free(enum memory kind, void *p)
+{
+    if (kind == HOST) free(p);
+    else if (kind == PINNED) cudaFreeHost(p);
+    else cudaFree(p);
+}
+
+static void put(enum memory kind, float *dst, const float *src, size_t n)
+{
+    TEST_CUDA(cudaMemcpy(dst, src, n * sizeof(float), kind == DEVICE ? cudaMemcpyHostToDevice : cudaMemcpyDefault));
+}
+
+static void get(enum memory kind, float *dst, const float *src, size_t n)
+{
+    TEST_CUDA(cudaMemcpy(dst, src, n * sizeof(float), kind == DEVICE ? cudaMemcpyDeviceToHost : cudaMemcpyDefault));
+}
+
+static void check(const char *label, long bad)
+{
+    cases++;
+    if (bad) {
+        printf("FAIL %s: %ld elements wrong\n", label, bad);
+        failures++;
+    }
+}
+
+/* row-major sgemv with A, x, y each in its own kind of memory */
+static void gemv_case(enum memory ka, enum memory kx, enum memory ky, int trans, int m, int n, int incx, int incy,
+                      float beta)
+{
+    char label[128];
+    snprintf(label, sizeof label, "sgemv A:%s x:%s y:%s trans=%d %dx%d incx=%d incy=%d beta=%g", memory_names[ka],
+             memory_names[kx], memory_names[ky], trans, m, n, incx, incy, beta);
+    int lda = n + 3, lenx = trans ? m : n, leny = trans ? n : m;
+    size_t asz = (size_t)m * lda, xsz = 1 + (size_t)(lenx - 1) * abs(incx), ysz = 1 + (size_t)(leny - 1) * abs(incy);
+    float *ha = malloc(asz * 4), *hx = malloc(xsz * 4), *hy = malloc(ysz * 4), *hy0 = malloc(ysz * 4);
+    test_fill(ha, asz, &rng);
+    test_fill(hx, xsz, &rng);
+    test_fill(hy, ysz, &rng);
+    if (beta == 0.0f)
+        test_fill_poison(hy, ysz);
+    memcpy(hy0, hy, ysz * 4);
+    float *a = mem_alloc(ka, asz), *x = mem_alloc(kx, xsz), *y = mem_alloc(ky, ysz);
+    put(ka, a, ha, asz);
+    put(kx, x, hx, xsz);
+    put(ky, y, hy, ysz);
+    cblas_sgemv(CblasRowMajor, trans ? CblasTrans : CblasNoTrans, m, n, 0.75f, a, lda, x, incx, beta, y, incy);
+    get(ky, hy, y, ysz);
+    /* row-major A is the column-major n x m matrix A^T */
+    double *ref = malloc(sizeof(double) * leny), *bound = malloc(sizeof(double) * leny);
+    ref_sgemv(!trans, n, m, 0.75f, ha, lda, hx, incx, beta, hy0, incy, ref, bound);
+    check(label, test_compare(label, hy, incy, ref, bound, leny, lenx, 4.0));
+    mem_free(ka, a); mem_free(kx, x); mem_free(ky, y);
+    free(ha); free(hx); free(hy); free(hy0); free(ref); free(bound);
+}
+
+static void gemm_case(enum memory kind, int ta, int tb, int m, int n, int k, float beta)
+{
+    char label[128];
+    snprintf(label, sizeof label, "sgemm %s %c%c %dx%dx%d beta=%g", memory_names[kind], ta ? 'T' : 'N',
+             tb ? 'T' : 'N', m, n, k, beta);
+    int lda = (ta ? k : m) + 1, ldb = (tb ? n : k) + 2, ldc = m + 3;
+    size_t asz = (size_t)lda * (ta ? m : k), bsz = (size_t)ldb * (tb ? k : n), csz = (size_t)ldc * n;
+    float *ha = malloc(asz * 4), *hb = malloc(bsz * 4), *hc = malloc(csz * 4), *hc0 = malloc(csz * 4);
+    test_fill(ha, asz, &rng);
+    test_fill(hb, bsz, &rng);
+    test_fill(hc, csz, &rng);
+    if (beta == 0.0f)
+        for (int j = 0; j < n; j++)
+            test_fill_poison(hc + (size_t)j * ldc, (size_t)m);
+    memcpy(hc0, hc, csz * 4);
+    float *a = mem_alloc(kind, asz), *b = mem_alloc(kind, bsz), *c = mem_alloc(kind, csz);
+    put(kind, a, ha, asz);
+    put(kind, b, hb, bsz);
+    put(kind, c, hc, csz);
+    cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, -1.25f, a,
+                lda, b, ldb, beta, c, ldc);
+    get(kind, hc, c, csz);
+    double *ref = malloc(sizeof(double) * m * n), *bound = malloc(sizeof(double) * m * n);
+    ref_sgemm(ta, tb, m, n, k, -1.25f, ha, lda, hb, ldb, beta, hc0, ldc, ref, bound);
+    long bad = 0;
+    for (int j = 0; j < n; j++) {
+        bad += test_compare(label, hc + (size_t)j * ldc, 1, ref + (size_t)j * m, bound + (size_t)j * m, m, k, 4.0);
+        for (int i = m; i < ldc && j < n - 1; i++)
+            bad += memcmp(&hc[(size_t)j * ldc + i], &hc0[(size_t)j * ldc + i], 4) != 0;
+    }
+    check(label, bad);
+    mem_free(kind, a); mem_free(kind, b); mem_free(kind, c);
+    free(ha); free(hb); free(hc); free(hc0); free(ref); free(bound);
+}
+
+static void *thread_body(void *arg)
+{
+    uint64_t *seed = arg;
+    int m = 100 + (int)(*seed % 50), n = 70, k = 90;
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n), *c = malloc(sizeof(float) * m * n);
+    double *ref = malloc(sizeof(double) * m * n), *bound = malloc(sizeof(double) * m * n);
+    long bad = 0;
+    for (int rep = 0; rep < 20; rep++) {
+        test_fill(a, (size_t)m * k, seed);
+        test_fill(b, (size_t)k * n, seed);
+        test_fill_poison(c, (size_t)m * n);
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, m, b, k, 0.0f, c, m);
+        ref_sgemm(0, 0, m, n, k, 1.0f, a, m, b, k, 0.0f, c, m, ref, bound);
+        bad += test_compare("thread", c, 1, ref, bound, (long)m * n, k, 4.0);
+    }
+    free(a); free(b); free(c); free(ref); free(bound);
+    return (void *)(intptr_t)bad;
+}
+
+int main(void)
+{
+    test_require_gpu();
+    rng = test_seed();
+    shimblas_stats before, after;
+    cases = 0;
+
+    int capped = getenv("SHIMBLAS_DEVICE_MEMORY") != NULL;
+    if (capped)
+        goto host_data; /* device-resident strided calls need device scratch the cap forbids */
+
+    /* auto mode: operands that live on the device must go to the GPU, in place */
+    shimblas_set_mode(SHIMBLAS_MODE_AUTO);
+    shimblas_get_stats(&before);
+    gemv_case(DEVICE, DEVICE, DEVICE, 0, 1000, 300, 1, 1, 0.0f);
+    gemv_case(DEVICE, DEVICE, DEVICE, 1, 777, 301, 2, -3, 0.5f);
+    gemv_case(MANAGED, MANAGED, MANAGED, 0, 513, 129, -1, 1, 1.0f);
+    gemv_case(DEVICE, HOST, HOST, 1, 64, 4096, 1, 2, 0.0f);
+    gemv_case(HOST, DEVICE, HOST, 0, 300, 200, -2, 1, 0.9f);
+    gemm_case(DEVICE, 0, 1, 257, 130, 129, 0.0f);
+    gemm_case(MANAGED, 1, 0, 65, 300, 33, 0.5f);
+    shimblas_get_stats(&after);
+    cases++;
+    if (after.sgemv.gpu - before.sgemv.gpu != 5 || after.sgemm.gpu - before.sgemm.gpu != 2) {
+        printf("FAIL: device-resident calls in auto mode were not all served by the GPU\n");
+        failures++;
+    }
+
+host_data:
+    /* gpu mode: host, pinned memory */
+    shimblas_set_mode(SHIMBLAS_MODE_GPU);
+    gemv_case(PINNED, PINNED, PINNED, 0, 2048, 2047, 1, -1, 0.25f);
+    gemv_case(HOST, PINNED, HOST, 1, 3000, 1000, 3, 1, 0.0f);
+    gemm_case(PINNED, 1, 1, 301, 302, 303, 0.9f);
+    gemm_case(HOST, 0, 0, 1500, 1100, 700, 0.0f); /* several staging-ring chunks */
+
+    /* several threads, each with its own stream */
+    pthread_t threads[4];
+    uint64_t seeds[4];
+    for (int i = 0; i < 4; i++) {
+        seeds[i] = rng + (uint64_t)i * 7919;
+        pthread_create(&threads[i], NULL, thread_body, &seeds[i]);
+    }
+    long bad = 0;
+    for (int i = 0; i < 4; i++) {
+        void *r;
+        pthread_join(threads[i], &r);
+        bad += (long)(intptr_t)r;
+    }
+    check("4 threads x 20 sgemm in gpu mode", bad);
+
+    /* a child forked after CUDA was initialised must still compute correctly (on the CPU) */
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        shimblas_stats s0, s1;
+        shimblas_get_stats(&s0);
+        gemm_case(HOST, 0, 1, 50, 40, 30, 0.0f);
+        shimblas_get_stats(&s1);
+        int ok = failures == 0 && s1.sgemm.cpu == s0.sgemm.cpu + 1;
+        if (!ok)
+            printf("FAIL: forked child (cpu calls %llu -> %llu)\n", s0.sgemm.cpu, s1.sgemm.cpu);
+        fflush(stdout);
+        _exit(ok ? 0 : 1);
+    }
+    int wstatus = 0;
+    waitpid(pid, &wstatus, 0);
+    cases++;
+    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+        printf("FAIL: the forked child did not compute correctly\n");
+        failures++;
+    }
+
+    shimblas_get_stats(&after);
+    printf("served: sgemv gpu=%llu cpu=%llu, sgemm gpu=%llu cpu=%llu\n", after.sgemv.gpu, after.sgemv.cpu,
+           after.sgemm.gpu, after.sgemm.cpu);
+    if (capped) {
+        /* every GPU attempt on host data failed for want of device memory and reran on the CPU */
+        cases++;
+        if (after.sgemm.cpu == 0 || after.sgemv.cpu == 0) {
+            printf("FAIL: with SHIMBLAS_DEVICE_MEMORY tiny, host calls did not fall back to the CPU\n");
+            failures++;
+        }
+    }
+    printf("check_executor: %d cases, %d failures\n", cases, failures);
+    return failures != 0;
+}

@@ -1,0 +1,105 @@
+/* The auto-mode decision with synthetic cost models (no GPU needed): the predictions respond to
+ * size, to where the operands live and to how fast each side is, and the GPU is chosen only when
+ * it is clearly faster. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cost_model.h"
+
+static int failures, cases;
+
+static void expect(const char *what, int ok)
+{
+    cases++;
+    if (!ok) {
+        printf("FAIL %s\n", what);
+        failures++;
+    }
+}
+
+static shim_gemm_problem square(int n)
+{
+    static float dummy[1];
+    return (shim_gemm_problem){0, 0, n, n, n, 1.0f, dummy, n, dummy, n, 0.0f, dummy, n};
+}
+
+static int gemm_on_gpu(const shim_cost_model *m, shim_gemm_problem p, shim_staging s, double *cpu, double *gpu)
+{
+    shim_predict_sgemm(m, &p, s, cpu, gpu);
+    return shim_prefer_gpu(*cpu, *gpu);
+}
+
+int main(void)
+{
+    /* roughly the project's GPU host: H200 over PCIe 5, OpenBLAS with AVX-512 on 16 cores */
+    const shim_cost_model fast = {.h2d_gbps = 55,
+                                  .d2h_gbps = 55,
+                                  .pack_gbps = 50,
+                                  .gpu_sgemm_gflops = 45000,
+                                  .gpu_sgemv_gbps = 3800,
+                                  .gpu_call_ms = 0.05,
+                                  .cpu_sgemm_gflops = 1500,
+                                  .cpu_sgemm_call_ms = 0.01,
+                                  .cpu_sgemv_gbps = 150,
+                                  .cpu_sgemv_call_ms = 0.002};
+    shim_cost_model slow_cpu = fast;
+    slow_cpu.cpu_sgemm_gflops = 5;
+    slow_cpu.cpu_sgemv_gbps = 8;
+    const shim_staging host = {1, 1, 1}, device = {0, 0, 0};
+    double cpu, gpu;
+    char what[200];
+
+    expect("8192^3 on host data goes to the GPU", gemm_on_gpu(&fast, square(8192), host, &cpu, &gpu));
+    snprintf(what, sizeof what, "8192^3 host prediction within the 30 ms target (%.1f ms)", gpu);
+    expect(what, gpu > 20 && gpu < 30);
+    expect("4096^3 on host data goes to the GPU", gemm_on_gpu(&fast, square(4096), host, &cpu, &gpu));
+    expect("256^3 stays on the CPU", !gemm_on_gpu(&fast, square(256), host, &cpu, &gpu));
+    expect("64^3 stays on the CPU", !gemm_on_gpu(&fast, square(64), host, &cpu, &gpu));
+    double host_ms, dev_ms;
+    gemm_on_gpu(&fast, square(2048), host, &cpu, &host_ms);
+    gemm_on_gpu(&fast, square(2048), device, &cpu, &dev_ms);
+    expect("device-resident operands predict faster than staged ones", dev_ms < host_ms);
+    double small_gpu, big_gpu;
+    gemm_on_gpu(&fast, square(1024), host, &cpu, &small_gpu);
+    gemm_on_gpu(&fast, square(2048), host, &cpu, &big_gpu);
+    expect("predictions grow with size", big_gpu > small_gpu && small_gpu > fast.gpu_call_ms);
+    expect("with a slow CPU BLAS, 512^3 goes to the GPU", gemm_on_gpu(&slow_cpu, square(512), host, &cpu, &gpu));
+    shim_gemm_problem beta = square(4096);
+    beta.beta = 1.0f;
+    double with_c;
+    gemm_on_gpu(&fast, beta, host, &cpu, &with_c);
+    gemm_on_gpu(&fast, square(4096), host, &cpu, &gpu);
+    expect("reading C costs its upload", with_c >= gpu);
+
+    static float dummy[1];
+    shim_gemv_problem v = {1, 16384, 16384, 1.0f, dummy, 16384, dummy, 1, 0.0f, dummy, 1};
+    shim_predict_sgemv(&fast, &v, host, &cpu, &gpu);
+    expect("host sgemv stays on a fast CPU (the bus is slower than its memory)", !shim_prefer_gpu(cpu, gpu));
+    shim_predict_sgemv(&slow_cpu, &v, host, &cpu, &gpu);
+    expect("host sgemv goes to the GPU when the CPU BLAS is slow", shim_prefer_gpu(cpu, gpu));
+    shim_predict_sgemv(&fast, &v, device, &cpu, &gpu);
+    snprintf(what, sizeof what, "device sgemv is predicted at the device's bandwidth (%.3f ms)", gpu);
+    expect(what, gpu < 0.4);
+
+    expect("equal predictions keep the CPU", !shim_prefer_gpu(1.0, 1.0));
+    expect("a clearly faster GPU wins", shim_prefer_gpu(1.0, 0.5));
+    shim_gemm_problem tiny = square(32);
+    expect("tiny sgemm is not worth measuring", !shim_sgemm_worth_modelling(&tiny));
+    shim_gemm_problem mid = square(512);
+    expect("512^3 is worth measuring", shim_sgemm_worth_modelling(&mid));
+    shim_gemv_problem small_v = {0, 100, 100, 1.0f, dummy, 100, dummy, 1, 0.0f, dummy, 1};
+    expect("100x100 sgemv is not worth measuring", !shim_sgemv_worth_modelling(&small_v));
+    expect("16384^2 sgemv is worth measuring", shim_sgemv_worth_modelling(&v));
+
+    char text[1024];
+    shim_cost_model back;
+    memset(&back, 0, sizeof back);
+    shim_cost_model_format(&fast, text, sizeof text);
+    expect("the cache text reads back", shim_cost_model_parse(text, &back) == 0 &&
+                                            back.cpu_sgemv_call_ms == fast.cpu_sgemv_call_ms &&
+                                            back.gpu_sgemm_gflops == fast.gpu_sgemm_gflops);
+    expect("a truncated cache text is refused", shim_cost_model_parse("h2d_gbps 55\n", &back) != 0);
+
+    printf("test_cost_model: %d cases, %d failures\n", cases, failures);
+    return failures != 0;
+}
