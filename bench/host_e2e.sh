@@ -1,0 +1,43 @@
+#!/bin/bash
+# Runs bench/host_e2e under every engine in one go and writes one CSV:
+#   cpu-blas        the CPU BLAS alone (OpenBLAS with its best kernels for the host: OPENBLAS_CORETYPE)
+#   naive-cublas    cudaMemcpy from pageable memory + cuBLAS
+#   shimblas-auto   libshimblas preloaded, SHIMBLAS_MODE=auto
+#   shimblas-gpu    libshimblas preloaded, SHIMBLAS_MODE=gpu
+#   nvblas          libnvblas preloaded over the CPU BLAS
+#   nvblas-autopin  the same with NVBLAS_AUTOPIN_MEM_ENABLED
+# Usage: bench/host_e2e.sh BUILD_DIR OUT.csv CPU_BLAS_LIB [quick]
+set -u
+build=$1 out=$2 cpu_lib=$3 quick=${4:-}
+bin=$build/bench/host_e2e
+lib=$(readlink -f "$build/libshimblas.so")
+: > "$out"
+export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+
+"$bin" blas cpu-blas "$out" $quick
+"$bin" cublas naive-cublas "$out" $quick
+SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=auto LD_PRELOAD=$lib "$bin" blas shimblas-auto "$out" $quick
+SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=gpu LD_PRELOAD=$lib "$bin" blas shimblas-gpu "$out" $quick
+
+nvblas=""
+for d in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu; do
+    [ -e "$d/libnvblas.so" ] && nvblas=$d/libnvblas.so && break
+done
+if [ -n "$nvblas" ]; then
+    for pin in 0 1; do
+        conf=$cache/nvblas$pin.conf
+        {
+            echo "NVBLAS_LOGFILE $cache/nvblas.log"
+            echo "NVBLAS_CPU_BLAS_LIB $cpu_lib"
+            echo "NVBLAS_GPU_LIST ALL"
+            [ $pin = 1 ] && echo "NVBLAS_AUTOPIN_MEM_ENABLED"
+        } > "$conf"
+        name=nvblas
+        [ $pin = 1 ] && name=nvblas-autopin
+        NVBLAS_CONFIG_FILE=$conf LD_PRELOAD=$nvblas "$bin" blas $name "$out" $quick
+    done
+else
+    echo "libnvblas.so not found: NVBLAS rows skipped"
+fi

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Turns the benchmarks' CSV files into the tables of docs/perf.md and the plots next to it.
+
+    summarize.py host OUT_DIR host_e2e.csv      time per engine and shape, targets
+    summarize.py device OUT_DIR sgemv_device.csv sgemm_device.csv
+Tables go to stdout (markdown); plots (PNG) to OUT_DIR when matplotlib is available."""
+import csv
+import os
+import sys
+from collections import defaultdict
+
+
+def read_rows(path):
+    with open(path) as f:
+        return [r for r in csv.reader(line for line in f if not line.startswith("#")) if r]
+
+
+def host(out_dir, path):
+    rows = read_rows(path)
+    engines = []
+    times = defaultdict(dict)  # (routine, shape) -> engine -> ms
+    wrong = []
+    for label, routine, shape, m, n, k, ms, rate, ok in rows:
+        if label not in engines:
+            engines.append(label)
+        times[(routine, shape)][label] = float(ms)
+        if ok != "ok":
+            wrong.append(f"{label} {routine} {shape}")
+    print("| routine | shape | " + " | ".join(engines) + " | auto / CPU | auto / best |")
+    print("| --- | --- | " + " | ".join("---" for _ in engines) + " | --- | --- |")
+    misses = []
+    for (routine, shape), t in times.items():
+        cells = [f"{t[e]:.3f}" if e in t else "-" for e in engines]
+        ratio_cpu = ratio_best = ""
+        if "shimblas-auto" in t and "cpu-blas" in t:
+            auto, cpu = t["shimblas-auto"], t["cpu-blas"]
+            best = min(cpu, t.get("shimblas-gpu", cpu))
+            ratio_cpu, ratio_best = f"{auto / cpu:.2f}", f"{auto / best:.2f}"
+            if auto > 1.05 * cpu:
+                misses.append(f"auto {auto / cpu:.2f}x the CPU BLAS on {routine} {shape}")
+            if auto > 1.1 * best:
+                misses.append(f"auto {auto / best:.2f}x the better side on {routine} {shape}")
+        print(f"| {routine} | {shape} | " + " | ".join(cells) + f" | {ratio_cpu} | {ratio_best} |")
+    print()
+    for shape, target in (("8192x8192x8192", 30.0), ("4096x4096x4096", 6.0)):
+        got = times.get(("sgemm", shape), {}).get("shimblas-gpu")
+        if got is not None:
+            print(f"- target sgemm {shape} host data in gpu mode <= {target} ms: {got:.2f} ms, "
+                  f"{'met' if got <= target else 'MISSED'}")
+    for m in misses:
+        print(f"- target MISSED: {m}")
+    if not misses:
+        print("- auto mode within 1.05x of the CPU BLAS and 1.1x of the better side on every shape: met")
+    for w in wrong:
+        print(f"- WRONG RESULT: {w}")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    squares = [s for (r, s) in times if r == "sgemm" and len(set(s.split("x"))) == 1]
+    squares.sort(key=lambda s: int(s.split("x")[0]))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for e in engines:
+        xs = [int(s.split("x")[0]) for s in squares if e in times[("sgemm", s)]]
+        ys = [times[("sgemm", s)][e] for s in squares if e in times[("sgemm", s)]]
+        ax.plot(xs, ys, marker="o", label=e)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("n (sgemm n x n x n, host data)")
+    ax.set_ylabel("time per call (ms)")
+    ax.set_title("sgemm on host data, end to end")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "host_sgemm.png"), dpi=110)
+
+
+def device(out_dir, paths):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        plt = None
+    for path in paths:
+        rows = read_rows(path)
+        header, rows = rows[0], rows[1:]
+        col = {h: i for i, h in enumerate(header)}
+        metric = "pct_copy" if "pct_copy" in col else "pct_peak"
+        routine = rows[0][col["routine"]] if rows else os.path.basename(path)
+        series = defaultdict(dict)
+        labels = []
+        for r in rows:
+            x = f"{r[col['shape']]} {r[col['case']]}"
+            if x not in labels:
+                labels.append(x)
+            try:
+                series[r[col["variant"]]][x] = float(r[col[metric]])
+            except ValueError:
+                pass
+        if plt is None or not labels:
+            continue
+        fig, ax = plt.subplots(figsize=(max(8, len(labels) * 0.45), 5))
+        for v, pts in series.items():
+            xs = [i for i, l in enumerate(labels) if l in pts]
+            style = dict(marker="o", linestyle="-") if v in ("selector", "cublas") else dict(marker=".", linestyle="")
+            ax.plot(xs, [pts[labels[i]] for i in xs], label=v, **style)
+        ax.set_xticks(range(len(labels)))
+        ax.set_xticklabels(labels, rotation=75, fontsize=7)
+        ax.set_ylabel("% of measured copy bandwidth" if metric == "pct_copy" else "% of FP32 peak (66.9 TFLOP/s)")
+        ax.set_title(f"{routine}, device-resident data")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, f"{routine}_device.png"), dpi=110)
+
+
+if __name__ == "__main__":
+    kind, out_dir, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if kind == "host":
+        host(out_dir, paths[0])
+    else:
+        device(out_dir, paths)
