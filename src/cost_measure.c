@@ -139,8 +139,12 @@ static void measure_cpu(shim_cost_model *m)
 {
     /* sgemm: t = call + flops / rate from two sizes */
     const int big = 1024, small = 128;
-    float *a = malloc(sizeof(float) * 3 * big * big);
-    fill_random(a, 3 * (size_t)big * big);
+    /* room for three 1024 x 1024 matrices, or one 1024 x 3072 matrix and its two vectors */
+    const size_t floats = 3 * (size_t)big * big + 4 * (size_t)big;
+    float *a = malloc(sizeof(float) * floats);
+    if (!a)
+        return;
+    fill_random(a, floats);
     double t_big, t_small;
     shim_gemm_problem pb = {0,  0, big, big, big, 1.0f, a, big, a + big * big, big, 0.0f, a + 2 * big * big,
                             big};

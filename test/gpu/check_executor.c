@@ -42,14 +42,21 @@ static void mem_free(enum memory kind, void *p)
     else cudaFree(p);
 }
 
+/* plain host memory is copied without CUDA: the forked child must not touch its CUDA runtime */
 static void put(enum memory kind, float *dst, const float *src, size_t n)
 {
-    TEST_CUDA(cudaMemcpy(dst, src, n * sizeof(float), kind == DEVICE ? cudaMemcpyHostToDevice : cudaMemcpyDefault));
+    if (kind == HOST)
+        memcpy(dst, src, n * sizeof(float));
+    else
+        TEST_CUDA(cudaMemcpy(dst, src, n * sizeof(float), kind == DEVICE ? cudaMemcpyHostToDevice : cudaMemcpyDefault));
 }
 
 static void get(enum memory kind, float *dst, const float *src, size_t n)
 {
-    TEST_CUDA(cudaMemcpy(dst, src, n * sizeof(float), kind == DEVICE ? cudaMemcpyDeviceToHost : cudaMemcpyDefault));
+    if (kind == HOST)
+        memcpy(dst, src, n * sizeof(float));
+    else
+        TEST_CUDA(cudaMemcpy(dst, src, n * sizeof(float), kind == DEVICE ? cudaMemcpyDeviceToHost : cudaMemcpyDefault));
 }
 
 static void check(const char *label, long bad)
