@@ -159,7 +159,12 @@ int main(void)
     shimblas_stats before, after;
     cases = 0;
 
+    /* SHIMBLAS_DEVICE_MEMORY set: SHIMBLAS_TEST_EXPECT=cpu when the cap is too small for any
+     * staging (every host call must rerun on the CPU), =gpu when the host calls must still run on
+     * the GPU, out of core in smaller tiles */
     int capped = getenv("SHIMBLAS_DEVICE_MEMORY") != NULL;
+    const char *expect = getenv("SHIMBLAS_TEST_EXPECT");
+    int expect_cpu = expect && strcmp(expect, "cpu") == 0;
     if (capped)
         goto host_data; /* device-resident strided calls need device scratch the cap forbids */
 
@@ -187,6 +192,8 @@ host_data:
     gemv_case(HOST, PINNED, HOST, 1, 3000, 1000, 3, 1, 0.0f);
     gemm_case(PINNED, 1, 1, 301, 302, 303, 0.9f);
     gemm_case(HOST, 0, 0, 1500, 1100, 700, 0.0f); /* several staging-ring chunks */
+    gemm_case(HOST, 1, 0, 3000, 2500, 2000, 0.5f); /* 74 MB of operands: out of core under a 48 MB cap */
+    gemv_case(HOST, HOST, HOST, 0, 6000, 3000, 1, 1, 0.5f);
 
     /* several threads, each with its own stream */
     pthread_t threads[4];
@@ -229,10 +236,13 @@ host_data:
     printf("served: sgemv gpu=%llu cpu=%llu, sgemm gpu=%llu cpu=%llu\n", after.sgemv.gpu, after.sgemv.cpu,
            after.sgemm.gpu, after.sgemm.cpu);
     if (capped) {
-        /* every GPU attempt on host data failed for want of device memory and reran on the CPU */
         cases++;
-        if (after.sgemm.cpu == 0 || after.sgemv.cpu == 0) {
-            printf("FAIL: with SHIMBLAS_DEVICE_MEMORY tiny, host calls did not fall back to the CPU\n");
+        if (expect_cpu && (after.sgemm.cpu == 0 || after.sgemv.cpu == 0 || after.sgemm.gpu != 0)) {
+            printf("FAIL: with no device memory to stage into, host calls did not fall back to the CPU\n");
+            failures++;
+        }
+        if (!expect_cpu && (after.sgemm.gpu == 0 || after.sgemv.gpu == 0 || after.sgemm.cpu != 0)) {
+            printf("FAIL: under the cap, host calls did not run out of core on the GPU\n");
             failures++;
         }
     }

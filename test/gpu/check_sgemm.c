@@ -1,0 +1,337 @@
+/* Every registered SGEMM variant and the selector against the float64 reference: all four
+ * transposes, tails around every tile size, odd leading dimensions, operands 4-byte but not
+ * 16-byte aligned, the alpha/beta rules (beta == 0 never reads C, alpha == 0 or k == 0 never reads
+ * A or B), nothing written outside C's m x n region, and bitwise run-to-run reproducibility. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gpu_guard.h"
+#include "reference.h"
+#include "sgemm_kernels.h"
+
+#define GUARD 37        /* floats after C that must stay untouched */
+#define MAX_REPORTS 25  /* failing runs described in detail */
+#define TOL_FACTOR 1.0  /* the bound is already the worst case of a k-term float32 sum */
+
+typedef struct {
+    int transa, transb, m, n, k;
+    float alpha, beta;
+    int64_t lda, ldb, ldc;
+    int off_a, off_b, off_c, off_work; /* floats (bytes for the workspace) past an aligned base */
+} gemm_case;
+
+typedef struct {
+    const shim_sgemm_variant *v; /* NULL: the selector */
+    const char *name;
+    long runs, passed;
+} variant_tally;
+
+static cudaStream_t stream;
+static long reports;
+
+/* host and device buffers of one case */
+typedef struct {
+    float *a, *b, *c0, *c; /* host: operands, C before, C after */
+    double *cref, *cbound;
+    size_t a_len, b_len, c_len; /* floats, offsets and guard included */
+    float *da, *db, *dc;        /* device allocations (aligned bases) */
+} case_data;
+
+static void *dev_work;
+static size_t dev_work_len;
+
+static int64_t pad_ld(int64_t min_ld, int choice)
+{
+    int64_t up4 = (min_ld + 3) / 4 * 4;
+    switch (choice % 5) {
+    case 0: return min_ld;
+    case 1: return min_ld + 1;
+    case 2: return min_ld + 3;
+    case 3: return up4;
+    default: return up4 + 4;
+    }
+}
+
+static void describe(const gemm_case *t, char *out, size_t len)
+{
+    snprintf(out, len, "%c%c m=%d n=%d k=%d alpha=%g beta=%g lda=%lld ldb=%lld ldc=%lld off=%d/%d/%d",
+             t->transa ? 'T' : 'N', t->transb ? 'T' : 'N', t->m, t->n, t->k, t->alpha, t->beta,
+             (long long)t->lda, (long long)t->ldb, (long long)t->ldc, t->off_a, t->off_b, t->off_c);
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        printf("FAIL: out of host memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+static void prepare(const gemm_case *t, case_data *d, uint64_t *rng)
+{
+    const int reads_ab = t->alpha != 0.0f && t->k > 0;
+    const int64_t a_cols = t->transa ? t->m : t->k, b_cols = t->transb ? t->k : t->n;
+    d->a_len = (size_t)(t->off_a + t->lda * a_cols + 1);
+    d->b_len = (size_t)(t->off_b + t->ldb * b_cols + 1);
+    d->c_len = (size_t)(t->off_c + t->ldc * t->n + GUARD);
+    d->a = xmalloc(d->a_len * sizeof(float));
+    d->b = xmalloc(d->b_len * sizeof(float));
+    d->c0 = xmalloc(d->c_len * sizeof(float));
+    d->c = xmalloc(d->c_len * sizeof(float));
+    d->cref = xmalloc((size_t)t->m * t->n * sizeof(double));
+    d->cbound = xmalloc((size_t)t->m * t->n * sizeof(double));
+    /* operands that must not be read are all NaN: reading them would show */
+    if (reads_ab) {
+        test_fill(d->a, d->a_len, rng);
+        test_fill(d->b, d->b_len, rng);
+    } else {
+        test_fill_poison(d->a, d->a_len);
+        test_fill_poison(d->b, d->b_len);
+    }
+    /* C: padding rows and guard hold the poison and must keep it bit for bit; the m x n region
+     * is random, or poison when beta == 0 (it must vanish) */
+    test_fill_poison(d->c0, d->c_len);
+    if (t->beta != 0.0f)
+        for (int j = 0; j < t->n; j++)
+            test_fill(d->c0 + t->off_c + (int64_t)j * t->ldc, (size_t)t->m, rng);
+    ref_sgemm(t->transa, t->transb, t->m, t->n, t->k, t->alpha, d->a + t->off_a, t->lda, d->b + t->off_b, t->ldb,
+              t->beta, d->c0 + t->off_c, t->ldc, d->cref, d->cbound);
+    TEST_CUDA(cudaMalloc((void **)&d->da, d->a_len * sizeof(float)));
+    TEST_CUDA(cudaMalloc((void **)&d->db, d->b_len * sizeof(float)));
+    TEST_CUDA(cudaMalloc((void **)&d->dc, d->c_len * sizeof(float)));
+    TEST_CUDA(cudaMemcpy(d->da, d->a, d->a_len * sizeof(float), cudaMemcpyHostToDevice));
+    TEST_CUDA(cudaMemcpy(d->db, d->b, d->b_len * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+static void release(case_data *d)
+{
+    TEST_CUDA(cudaFree(d->da));
+    TEST_CUDA(cudaFree(d->db));
+    TEST_CUDA(cudaFree(d->dc));
+    free(d->a);
+    free(d->b);
+    free(d->c0);
+    free(d->c);
+    free(d->cref);
+    free(d->cbound);
+}
+
+/* runs v (or the selector) once from the initial C; the result lands in d->c. Returns the
+ * variant's name through *name. 0 on success, -1 when the run itself reported an error. */
+static int run_once(const gemm_case *t, case_data *d, const shim_sgemm_variant *v, const char **name)
+{
+    shim_sgemm_args args;
+    memset(&args, 0, sizeof args);
+    args.transa = t->transa;
+    args.transb = t->transb;
+    args.m = t->m;
+    args.n = t->n;
+    args.k = t->k;
+    args.alpha = t->alpha;
+    args.beta = t->beta;
+    args.a = d->da + t->off_a;
+    args.lda = t->lda;
+    args.b = d->db + t->off_b;
+    args.ldb = t->ldb;
+    args.c = d->dc + t->off_c;
+    args.ldc = t->ldc;
+    args.stream = stream;
+    if (!v)
+        v = shim_sgemm_select(&args);
+    *name = v->name;
+    if (!v->accepts(&args)) {
+        printf("  %s does not accept the problem\n", v->name);
+        return -1;
+    }
+    size_t need = shim_sgemm_work_bytes(v, &args);
+    if (need) {
+        /* the workspace is deliberately misaligned: variants must cope with any pointer */
+        size_t len = need + (size_t)t->off_work;
+        if (len > dev_work_len) {
+            TEST_CUDA(cudaFree(dev_work));
+            TEST_CUDA(cudaMalloc(&dev_work, len));
+            dev_work_len = len;
+        }
+        args.work = (char *)dev_work + t->off_work;
+        args.work_bytes = need;
+    }
+    TEST_CUDA(cudaMemcpy(d->dc, d->c0, d->c_len * sizeof(float), cudaMemcpyHostToDevice));
+    cudaError_t err = shim_sgemm_run(v, &args);
+    cudaError_t sync = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess || sync != cudaSuccess) {
+        printf("  %s: run returned %s, synchronize %s\n", v->name, cudaGetErrorString(err), cudaGetErrorString(sync));
+        if (sync != cudaSuccess) /* a sticky error: nothing later can be trusted */
+            exit(1);
+        return -1;
+    }
+    TEST_CUDA(cudaMemcpy(d->c, d->dc, d->c_len * sizeof(float), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+/* number of wrong elements: values in the m x n region, and any change outside it; prints the
+ * first few unless quiet */
+static long check_result(const gemm_case *t, const case_data *d, const char *label, int quiet)
+{
+    long bad = 0;
+    for (int j = 0; j < t->n && bad <= 20; j++) {
+        const float *col = d->c + t->off_c + (int64_t)j * t->ldc;
+        const double *ref = d->cref + (int64_t)j * t->m, *bound = d->cbound + (int64_t)j * t->m;
+        if (!quiet) {
+            bad += test_compare(label, col, 1, ref, bound, t->m, t->k, TOL_FACTOR);
+            continue;
+        }
+        for (int i = 0; i < t->m; i++) {
+            double tol = TOL_FACTOR * (t->k + 2) * FLT_EPSILON * bound[i] + 1e-30;
+            bad += !(fabs((double)col[i] - ref[i]) <= tol);
+        }
+    }
+    for (size_t e = 0; e < d->c_len; e++) {
+        int64_t rel = (int64_t)e - t->off_c;
+        int inside = rel >= 0 && rel < t->ldc * t->n && rel % t->ldc < t->m;
+        if (!inside && memcmp(&d->c[e], &d->c0[e], sizeof(float)) != 0) {
+            if (bad < 5 && !quiet)
+                printf("  %s: wrote outside C's region at offset %lld (%s)\n", label, (long long)rel,
+                       rel < 0 ? "before C" : rel >= t->ldc * t->n ? "guard after C" : "padding row");
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static long total_runs, total_failures;
+
+static void run_case(const gemm_case *t, variant_tally *tally, int ntally, uint64_t *rng)
+{
+    case_data d;
+    char desc[200];
+    describe(t, desc, sizeof desc);
+    prepare(t, &d, rng);
+    for (int i = 0; i < ntally; i++) {
+        const char *name;
+        int ok = run_once(t, &d, tally[i].v, &name) == 0;
+        if (ok)
+            ok = check_result(t, &d, name, reports >= MAX_REPORTS) == 0;
+        tally[i].runs++;
+        total_runs++;
+        if (ok) {
+            tally[i].passed++;
+        } else {
+            total_failures++;
+            if (reports++ < MAX_REPORTS)
+                printf("FAIL %s%s%s: %s\n", tally[i].name, tally[i].v ? "" : " -> ", tally[i].v ? "" : name, desc);
+        }
+    }
+    /* the selector twice on the same input: the same bits */
+    {
+        const char *name;
+        float *first = xmalloc(d.c_len * sizeof(float));
+        int ok = run_once(t, &d, NULL, &name) == 0;
+        if (ok) {
+            memcpy(first, d.c, d.c_len * sizeof(float));
+            ok = run_once(t, &d, NULL, &name) == 0 && memcmp(first, d.c, d.c_len * sizeof(float)) == 0;
+        }
+        free(first);
+        total_runs++;
+        tally[ntally].runs++;
+        if (ok) {
+            tally[ntally].passed++;
+        } else {
+            total_failures++;
+            if (reports++ < MAX_REPORTS)
+                printf("FAIL selector (%s) not bitwise reproducible: %s\n", name, desc);
+        }
+    }
+    release(&d);
+}
+
+int main(void)
+{
+    test_require_gpu();
+    uint64_t rng = test_seed();
+    TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+    int nvar = 0;
+    const shim_sgemm_variant *all = shim_sgemm_variants(&nvar);
+    /* one tally per variant, the selector, and the selector's reproducibility */
+    variant_tally *tally = xmalloc(sizeof(variant_tally) * (size_t)(nvar + 2));
+    for (int i = 0; i < nvar; i++) {
+        tally[i] = (variant_tally){&all[i], all[i].name, 0, 0};
+        if (shim_sgemm_find(all[i].name) != &all[i]) {
+            printf("FAIL: shim_sgemm_find(\"%s\") does not return its table entry\n", all[i].name);
+            total_failures++;
+        }
+    }
+    tally[nvar] = (variant_tally){NULL, "selector", 0, 0};
+    tally[nvar + 1] = (variant_tally){NULL, "selector bitwise", 0, 0};
+    if (shim_sgemm_find("no such variant") != NULL) {
+        printf("FAIL: shim_sgemm_find accepts an unknown name\n");
+        total_failures++;
+    }
+
+    static const int sizes[] = {1, 2, 3, 7, 31, 33, 63, 65, 127, 129, 255, 257};
+    static const int ksizes[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 255, 257, 300};
+    static const float betas[] = {0.0f, 1.0f, 0.9f};
+    static const int offsets[] = {0, 0, 1, 2, 3, 0, 3};
+    const int nsizes = (int)(sizeof sizes / sizeof *sizes), nk = (int)(sizeof ksizes / sizeof *ksizes);
+    /* special shapes: k == 1, split-K shaped, skinny, and a few larger ones (the float64
+     * reference on the CPU is what costs time) */
+    static const int special[][3] = {{129, 65, 1},    {64, 64, 4099},  {1, 300, 1000},   {300, 1, 1000},
+                                     {129, 257, 2000}, {5, 7, 3000},   {513, 517, 519},  {2049, 2049, 64},
+                                     {33, 65, 0},      {1, 1, 0},      {129, 7, 0}};
+    const int nspecial = (int)(sizeof special / sizeof *special);
+    const int per_transpose = 26;
+
+    int c = 0;
+    for (int tr = 0; tr < 4; tr++) {
+        for (int s = 0; s < per_transpose + nspecial; s++, c++) {
+            gemm_case t;
+            t.transa = tr & 1;
+            t.transb = tr >> 1;
+            if (s < per_transpose) {
+                t.m = sizes[s % nsizes];
+                t.n = sizes[(s * 5 + 3 + tr) % nsizes];
+                t.k = ksizes[(s * 7 + 1 + 3 * tr) % nk];
+            } else {
+                t.m = special[s - per_transpose][0];
+                t.n = special[s - per_transpose][1];
+                t.k = special[s - per_transpose][2];
+            }
+            t.alpha = c % 11 == 5 ? 0.0f : c % 2 ? -0.7f : 1.0f;
+            t.beta = betas[c % 3];
+            if (t.k == 0)
+                t.alpha = 1.0f;
+            t.lda = pad_ld(t.transa ? (t.k > 0 ? t.k : 1) : t.m, c);
+            t.ldb = pad_ld(t.transb ? t.n : (t.k > 0 ? t.k : 1), c / 5 + 1);
+            t.ldc = pad_ld(t.m, c / 25 + 2);
+            t.off_a = offsets[c % 7];
+            t.off_b = offsets[(c / 7 + 3) % 7];
+            t.off_c = offsets[(c / 3 + 5) % 7];
+            t.off_work = 4 * (c % 4);
+            /* the large shapes once aligned with padded leading dimensions, so that the 16-byte
+             * paths meet tails too, and otherwise as the rotation says */
+            if (s >= per_transpose && (c & 1)) {
+                t.lda = pad_ld(t.transa ? (t.k > 0 ? t.k : 1) : t.m, 3);
+                t.ldb = pad_ld(t.transb ? t.n : (t.k > 0 ? t.k : 1), 3);
+                t.ldc = pad_ld(t.m, 3);
+                t.off_a = t.off_b = t.off_c = 0;
+            }
+            run_case(&t, tally, nvar + 1, &rng);
+        }
+    }
+
+    for (int i = 0; i < nvar + 2; i++)
+        printf("%-20s %5ld / %5ld passed\n", tally[i].name, tally[i].passed, tally[i].runs);
+    printf("check_sgemm: %ld cases, %ld failures\n", total_runs, total_failures);
+    TEST_CUDA(cudaFree(dev_work));
+    TEST_CUDA(cudaStreamDestroy(stream));
+    free(tally);
+    return total_failures ? 1 : 0;
+}
