@@ -273,7 +273,7 @@ int main(int argc, char **argv)
             r->pct = sel_pct;
             r->ratio = sel_ratio;
             r->want_pct = a_elems * sizeof(float) >= ((size_t)256 << 20);
-            r->want_ratio = ci == ROW_N && (sh->cols <= 128 || (sh->rows == 256 && sh->cols == 65536));
+            r->want_ratio = ci == ROW_N && ((sh->rows >= 131072 && sh->cols <= 128) || (sh->rows == 256 && sh->cols == 65536));
             r->mismatch = !agree;
             if (c.work)
                 BENCH_CUDA(cudaFree(c.work));
