@@ -1,0 +1,194 @@
+/* Launch plans for the pipelined kernel and the cost model that chooses between them. The model
+ * is deliberately small (waves of blocks at a guessed per-configuration efficiency, a DRAM
+ * floor, a price for the split reduction); its constants are first guesses, to be replaced by
+ * measurements. Everything here is a pure function of the problem and the SM count, so a
+ * variant's launch always reproduces the plan that work_bytes and the selector saw. */
+#include <algorithm>
+#include <cmath>
+
+#include "sgemm_device.cuh"
+#include "sgemm_internal.h"
+
+namespace sgemm {
+namespace {
+
+constexpr double PEAK_PER_SM = 66.9e12 / 132; /* FFMA FLOP/s of one SM at boost clock */
+constexpr double DRAM_BYTES_PER_S = 4.0e12;
+constexpr double BLOCK_OVERHEAD_S = 1.0e-6; /* pipeline fill and epilogue a wave cannot hide */
+constexpr double REDUCE_LAUNCH_S = 2.5e-6;
+constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
+constexpr int MIN_SLICE_TILES = 2; /* a K slice shorter than this many k tiles is all prologue */
+
+const int split_candidates[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 384, 512};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* latency hiding falls off with fewer resident warps; 1.0 at 16 warps per SM and above */
+double warp_factor(int warps) { return std::min(1.0, 0.4 + 0.6 * warps / 16.0); }
+
+/* seconds for nblocks equal blocks of `flops` each: full waves at the configuration's
+ * occupancy, the last partial wave at the residency it really has */
+double waves_seconds(const tile_config &c, int64_t nblocks, double flops, int sms)
+{
+    const int64_t slots = (int64_t)c.blocks_per_sm * sms;
+    const int64_t full = nblocks / slots, rem = nblocks % slots;
+    auto wave = [&](int resident) {
+        double eff = c.efficiency * warp_factor(resident * c.threads / 32) /
+                     warp_factor(c.blocks_per_sm * c.threads / 32);
+        return resident * flops / (PEAK_PER_SM * eff) + BLOCK_OVERHEAD_S;
+    };
+    double t = (double)full * wave(c.blocks_per_sm);
+    if (rem)
+        t += wave((int)ceil_div(rem, sms));
+    return t;
+}
+
+plan split_plan(const shim_sgemm_args *p, int cfg, int dp_tiles, int splits)
+{
+    plan pl = plan_dp(p, cfg);
+    const int bk = config(cfg).bk;
+    const int kslice = (int)(ceil_div(ceil_div(p->k, splits), bk) * bk);
+    pl.split_tiles = pl.dp_tiles - dp_tiles;
+    pl.dp_tiles = dp_tiles;
+    pl.kslice = kslice;
+    pl.splits = (int)ceil_div(p->k, kslice); /* every slice non-empty */
+    return pl;
+}
+
+bool plan_usable(const plan &pl)
+{
+    const int64_t blocks = (int64_t)pl.dp_tiles + (int64_t)pl.split_tiles * pl.splits;
+    return pl.tiles_m > 0 && pl.tiles_n > 0 && blocks <= INT32_MAX && plan_work_bytes(pl) <= MAX_WORK_BYTES;
+}
+
+/* the cheapest split of the tiles from dp_tiles on, over every configuration (dp_of(cfg) gives
+ * the data-parallel tile count, or -1 to skip the configuration) */
+template <class DpOf>
+plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool &found)
+{
+    plan best{};
+    double best_cost = INFINITY;
+    found = false;
+    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
+        const int dp = dp_of(cfg);
+        if (dp < 0)
+            continue;
+        const int bk = config(cfg).bk;
+        for (int s : split_candidates) {
+            if ((int64_t)s * bk * MIN_SLICE_TILES > p->k)
+                break;
+            plan pl = split_plan(p, cfg, dp, s);
+            if (pl.splits < 2 || pl.split_tiles == 0 || !plan_usable(pl))
+                continue;
+            const double cost = plan_cost(p, pl);
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = pl;
+                found = true;
+            }
+        }
+    }
+    return best;
+}
+
+plan best_dp(const shim_sgemm_args *p)
+{
+    plan best = plan_dp(p, TILE_128x128);
+    double best_cost = plan_cost(p, best);
+    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
+        plan pl = plan_dp(p, cfg);
+        const double cost = plan_cost(p, pl);
+        if (plan_usable(pl) && cost < best_cost) {
+            best_cost = cost;
+            best = pl;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+plan plan_dp(const shim_sgemm_args *p, int cfg)
+{
+    const tile_config &c = config(cfg);
+    plan pl;
+    pl.cfg = cfg;
+    pl.tiles_m = (int)ceil_div(p->m, c.bm);
+    pl.tiles_n = (int)ceil_div(p->n, c.bn);
+    const int64_t tiles = (int64_t)pl.tiles_m * pl.tiles_n;
+    pl.dp_tiles = tiles <= INT32_MAX ? (int)tiles : 0; /* 0 tiles: plan_usable says no */
+    if (tiles > INT32_MAX)
+        pl.tiles_m = 0;
+    pl.split_tiles = 0;
+    pl.splits = 1;
+    pl.kslice = (int)std::min<int64_t>(ceil_div(std::max(p->k, 1), c.bk) * c.bk, INT32_MAX - c.bk);
+    return pl;
+}
+
+/* select, work_bytes and launch each ask for the same plan in a row: remember the last one per
+ * thread (the plan depends on nothing else than these) */
+struct plan_memo {
+    int valid, m, n, k, beta_zero;
+    plan pl;
+    bool hit(const shim_sgemm_args *p) const
+    {
+        return valid && m == p->m && n == p->n && k == p->k && beta_zero == (p->beta == 0.0f);
+    }
+    void keep(const shim_sgemm_args *p, const plan &x)
+    {
+        valid = 1, m = p->m, n = p->n, k = p->k, beta_zero = p->beta == 0.0f, pl = x;
+    }
+};
+
+plan plan_splitk(const shim_sgemm_args *p)
+{
+    static thread_local plan_memo memo;
+    if (memo.hit(p))
+        return memo.pl;
+    bool found;
+    plan pl = best_split(p, [](int) { return 0; }, found);
+    memo.keep(p, found ? pl : best_dp(p));
+    return memo.pl;
+}
+
+plan plan_tail(const shim_sgemm_args *p)
+{
+    static thread_local plan_memo memo;
+    if (memo.hit(p))
+        return memo.pl;
+    const int sms = sm_count();
+    bool found;
+    plan pl = best_split(
+        p,
+        [&](int cfg) {
+            const plan dp = plan_dp(p, cfg);
+            const int slots = config(cfg).blocks_per_sm * sms;
+            if (dp.dp_tiles < slots || dp.dp_tiles % slots == 0)
+                return -1;
+            return dp.dp_tiles / slots * slots;
+        },
+        found);
+    memo.keep(p, found ? pl : plan_splitk(p));
+    return memo.pl;
+}
+
+double plan_cost(const shim_sgemm_args *p, const plan &pl)
+{
+    const tile_config &c = config(pl.cfg);
+    const int sms = sm_count();
+    const double tile_flops = 2.0 * c.bm * c.bn;
+    double compute = 0.0, reduce = 0.0;
+    if (pl.dp_tiles > 0)
+        compute += waves_seconds(c, pl.dp_tiles, tile_flops * (double)ceil_div(p->k, c.bk) * c.bk, sms);
+    if (pl.split_tiles > 0) {
+        compute += waves_seconds(c, (int64_t)pl.split_tiles * pl.splits, tile_flops * pl.kslice, sms);
+        /* partials written by the main kernel and read back, plus the C traffic of those tiles */
+        reduce = REDUCE_LAUNCH_S + (2.0 * (double)plan_work_bytes(pl)) / DRAM_BYTES_PER_S;
+    }
+    const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
+    const double ab_bytes = 4.0 * ((double)p->m * p->k + (double)p->k * p->n);
+    const double memory = (c_bytes + ab_bytes) / DRAM_BYTES_PER_S;
+    return std::max(compute, memory) + reduce;
+}
+
+} // namespace sgemm

@@ -1,0 +1,181 @@
+/* The one table of SGEMM variants, and find / select / work_bytes / run. */
+#include <cmath>
+#include <cstring>
+
+#include "sgemm_device.cuh"
+#include "sgemm_internal.h"
+
+namespace sgemm {
+namespace {
+
+__global__ void scale_c_kernel(float *c, int64_t ldc, int m, int n, float beta)
+{
+    const int64_t total = (int64_t)m * n;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t j = e / m, i = e % m;
+        float *dst = c + j * ldc + i;
+        *dst = beta == 0.0f ? 0.0f : beta * *dst;
+    }
+}
+
+int accepts_any(const shim_sgemm_args *) { return 1; }
+size_t no_work(const shim_sgemm_args *) { return 0; }
+
+cudaError_t pipelined_128x128_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_dp(p, TILE_128x128)); }
+cudaError_t pipelined_128x256_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_dp(p, TILE_128x256)); }
+cudaError_t pipelined_128x64_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_dp(p, TILE_128x64)); }
+cudaError_t pipelined_64x64_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_dp(p, TILE_64x64)); }
+
+cudaError_t splitk_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_splitk(p)); }
+size_t splitk_work(const shim_sgemm_args *p) { return plan_work_bytes(plan_splitk(p)); }
+cudaError_t splitk_tail_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_tail(p)); }
+size_t splitk_tail_work(const shim_sgemm_args *p) { return plan_work_bytes(plan_tail(p)); }
+
+enum variant_index {
+    V_NAIVE,
+    V_SMEM_TILED,
+    V_COARSE_1D,
+    V_COARSE_2D,
+    V_VEC4,
+    V_WARPTILE,
+    V_PIPE_128x128,
+    V_PIPE_128x256,
+    V_PIPE_128x64,
+    V_PIPE_64x64,
+    V_SPLITK,
+    V_SPLITK_TAIL,
+    V_COUNT
+};
+
+/* ladder order */
+const shim_sgemm_variant variants[V_COUNT] = {
+    {"naive", "one thread per element of C, operands from global memory", accepts_any, no_work, naive_launch},
+    {"smem_tiled", "32x32 shared-memory tiles, one element of C per thread", accepts_any, no_work,
+     smem_tiled_launch},
+    {"coarse_1d", "64x64x8 tiles, 8 rows of C per thread", accepts_any, no_work, coarse_1d_launch},
+    {"coarse_2d", "128x128x8 tiles, 8x8 register block per thread", accepts_any, no_work, coarse_2d_launch},
+    {"vec4", "coarse_2d with 16-byte global and shared loads", accepts_any, no_work, vec4_launch},
+    {"warptile", "128x128x8, 64x32 warp tiles, double-buffered shared memory and fragments", accepts_any,
+     no_work, warptile_launch},
+    {"pipelined_128x128", "128x128x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
+     accepts_any, no_work, pipelined_128x128_launch},
+    {"pipelined_128x256", "128x256x16, 3-stage cp.async pipeline, 64x64 warp tiles, 8x16 per thread",
+     accepts_any, no_work, pipelined_128x256_launch},
+    {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
+     accepts_any, no_work, pipelined_128x64_launch},
+    {"pipelined_64x64", "64x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread", accepts_any,
+     no_work, pipelined_64x64_launch},
+    {"splitk", "pipelined tiles, K split over blocks, slices summed in order by a second kernel",
+     accepts_any, splitk_work, splitk_launch},
+    {"splitk_tail", "whole waves data-parallel, the last partial wave's tiles split over K", accepts_any,
+     splitk_tail_work, splitk_tail_launch},
+};
+
+int variant_for_config(int cfg)
+{
+    switch (cfg) {
+    case TILE_128x256: return V_PIPE_128x256;
+    case TILE_128x64: return V_PIPE_128x64;
+    case TILE_64x64: return V_PIPE_64x64;
+    default: return V_PIPE_128x128;
+    }
+}
+
+/* a split plan must beat the best data-parallel one by this factor: its model has more terms
+ * to get wrong */
+constexpr double SPLIT_MARGIN = 0.97;
+
+} // namespace
+
+cudaError_t scale_c_launch(const shim_sgemm_args *p)
+{
+    const int64_t total = (int64_t)p->m * p->n;
+    const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
+    scale_c_kernel<<<(unsigned)blocks, 256, 0, p->stream>>>(p->c, p->ldc, p->m, p->n, p->beta);
+    return cudaGetLastError();
+}
+
+int sm_count()
+{
+    static const int count = [] {
+        int dev = 0, n = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && n > 0)
+            return n;
+        cudaGetLastError(); /* the probe's error is not the caller's */
+        return 132;
+    }();
+    return count;
+}
+
+} // namespace sgemm
+
+using namespace sgemm;
+
+extern "C" const shim_sgemm_variant *shim_sgemm_variants(int *count)
+{
+    if (count)
+        *count = V_COUNT;
+    return variants;
+}
+
+extern "C" const shim_sgemm_variant *shim_sgemm_find(const char *name)
+{
+    if (!name)
+        return nullptr;
+    for (const shim_sgemm_variant &v : variants)
+        if (strcmp(v.name, name) == 0)
+            return &v;
+    return nullptr;
+}
+
+extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
+{
+    /* tiny products: launch latency is all there is, and naive has the least set-up */
+    if (p->k <= 256 && (int64_t)p->m * p->n * std::max(p->k, 1) <= ((int64_t)1 << 18))
+        return &variants[V_NAIVE];
+    int best = V_PIPE_128x128;
+    double best_cost = INFINITY;
+    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
+        const double cost = plan_cost(p, plan_dp(p, cfg));
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = variant_for_config(cfg);
+        }
+    }
+    if (p->k > 0 && p->alpha != 0.0f) {
+        const plan split = plan_splitk(p);
+        if (split.split_tiles > 0 && plan_cost(p, split) < SPLIT_MARGIN * best_cost) {
+            best_cost = plan_cost(p, split) / SPLIT_MARGIN;
+            best = V_SPLITK;
+        }
+        const plan tail = plan_tail(p);
+        if (tail.split_tiles > 0 && tail.dp_tiles > 0 && plan_cost(p, tail) < SPLIT_MARGIN * best_cost)
+            best = V_SPLITK_TAIL;
+    }
+    return &variants[best];
+}
+
+extern "C" size_t shim_sgemm_work_bytes(const shim_sgemm_variant *v, const shim_sgemm_args *p)
+{
+    if (!v || !p || p->k == 0 || p->alpha == 0.0f || !v->work_bytes)
+        return 0;
+    return v->work_bytes(p);
+}
+
+extern "C" cudaError_t shim_sgemm_run(const shim_sgemm_variant *v, const shim_sgemm_args *p)
+{
+    if (!v || !p || p->m < 0 || p->n < 0 || p->k < 0)
+        return cudaErrorInvalidValue;
+    if (p->m == 0 || p->n == 0)
+        return cudaSuccess;
+    if (p->k == 0 || p->alpha == 0.0f)
+        return p->beta == 1.0f ? cudaSuccess : scale_c_launch(p);
+    if (!v->accepts(p))
+        return cudaErrorInvalidValue;
+    const size_t need = shim_sgemm_work_bytes(v, p);
+    if (need && (!p->work || p->work_bytes < need))
+        return cudaErrorInvalidValue;
+    return v->launch(p);
+}

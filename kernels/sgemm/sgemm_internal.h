@@ -1,0 +1,74 @@
+/* Host-side interfaces between the SGEMM variant files and the registry (CUDA C++ only). */
+#ifndef SHIM_SGEMM_INTERNAL_H
+#define SHIM_SGEMM_INTERNAL_H
+
+#include <cstddef>
+
+#include "sgemm_kernels.h"
+
+namespace sgemm {
+
+/* the rungs of the ladder, one launcher each (alpha != 0 and k > 0 guaranteed by the caller) */
+cudaError_t naive_launch(const shim_sgemm_args *p);
+cudaError_t smem_tiled_launch(const shim_sgemm_args *p);
+cudaError_t coarse_1d_launch(const shim_sgemm_args *p);
+cudaError_t coarse_2d_launch(const shim_sgemm_args *p);
+cudaError_t vec4_launch(const shim_sgemm_args *p);
+cudaError_t warptile_launch(const shim_sgemm_args *p);
+
+/* C := beta*C (zeros when beta == 0) without touching A or B */
+cudaError_t scale_c_launch(const shim_sgemm_args *p);
+
+/* ---- the pipelined kernel family: tile configurations and launch plans ------------------------ */
+
+enum tile_config_id { TILE_128x128 = 0, TILE_128x256 = 1, TILE_128x64 = 2, TILE_64x64 = 3, TILE_CONFIGS = 4 };
+
+struct tile_config {
+    const char *name;
+    int bm, bn, bk;
+    int threads;
+    int blocks_per_sm; /* what __launch_bounds__ and shared memory allow together */
+    size_t smem_bytes;
+    double efficiency; /* planning guess: fraction of FFMA peak at full occupancy, large K */
+};
+const tile_config &config(int id);
+
+/* How the output tiles are spread over blocks. The first dp_tiles tiles (in the grouped raster
+ * order) each get one block running the full K range and finishing C. The remaining split_tiles
+ * tiles get `splits` blocks each, slice s covering k in [s*kslice, min(k, (s+1)*kslice)); they write
+ * partial tiles to the workspace and a second kernel adds the slices in slice order and applies
+ * alpha/beta. Pure data-parallel: split_tiles == 0; pure split-K: dp_tiles == 0. */
+struct plan {
+    int cfg;
+    int tiles_m, tiles_n;
+    int dp_tiles;
+    int split_tiles;
+    int splits;
+    int kslice; /* multiple of the configuration's bk */
+};
+
+plan plan_dp(const shim_sgemm_args *p, int cfg);
+/* the cheapest plan (by the cost model) that splits K for every tile; pure data-parallel when K
+ * is too short to split */
+plan plan_splitk(const shim_sgemm_args *p);
+/* the cheapest plan that runs whole waves data-parallel and splits the tiles of the last,
+ * partial wave */
+plan plan_tail(const shim_sgemm_args *p);
+/* estimated seconds */
+double plan_cost(const shim_sgemm_args *p, const plan &pl);
+size_t plan_work_bytes(const plan &pl);
+
+/* enqueues the pipelined kernel for the plan, and the slice reduction when it splits */
+cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl);
+/* the reduction pass of a split plan; ws is the 16-byte aligned workspace */
+cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const float *ws);
+/* the workspace pointer rounded up to 16 bytes (work_bytes leave room for that) */
+float *aligned_work(const shim_sgemm_args *p);
+
+/* multiprocessors of the current device, read once; 132 (H100/H200) when there is no device, so
+ * that planning stays defined on machines without one */
+int sm_count();
+
+} // namespace sgemm
+
+#endif
