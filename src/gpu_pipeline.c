@@ -59,7 +59,8 @@ size_t shim_pipeline_budget(void)
         if (left < budget)
             budget = left;
     }
-    return budget;
+    /* an eighth stays for vectors and the kernels' workspace */
+    return budget - budget / 8;
 }
 
 /* ---- host packing, spread over the host thread pool -------------------------------------------- */
@@ -339,10 +340,8 @@ void *shim_pipeline_workspace(shim_pipeline *pl, size_t bytes, const char **why)
     shim_gpu_free(pl->work, pl->work_bytes, pl->t->stream);
     pl->work = NULL;
     pl->work_bytes = 0;
-    if (shim_gpu_alloc(&pl->work, bytes, pl->t->stream, why)) {
-        pl->failed = 1;
+    if (shim_gpu_alloc(&pl->work, bytes, pl->t->stream, why))
         return NULL;
-    }
     pl->work_bytes = bytes;
     return pl->work;
 }

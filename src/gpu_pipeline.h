@@ -76,7 +76,8 @@ int shim_cache_put(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block 
 void shim_cache_free(shim_pipeline *pl, shim_block_cache *c);
 
 cudaStream_t shim_pipeline_compute_stream(shim_pipeline *pl);
-/* device scratch for the kernels, at least bytes, valid until the end of the pipeline */
+/* device scratch for the kernels, at least bytes, valid until the end of the pipeline; NULL (with
+ * *why, the pipeline still usable) when there is no room for it */
 void *shim_pipeline_workspace(shim_pipeline *pl, size_t bytes, const char **why);
 /* 1 once anything in the pipeline has failed */
 int shim_pipeline_failed(shim_pipeline *pl);
