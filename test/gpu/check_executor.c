@@ -5,6 +5,7 @@
  * This program has its own CUDA runtime, separate from the one inside libshimblas, as real
  * applications do. Exit 77 without a usable GPU. */
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,52 @@ static void gemm_case(enum memory kind, int ta, int tb, int m, int n, int k, flo
     free(ha); free(hb); free(hc); free(hc0); free(ref); free(bound);
 }
 
+/* a host sgemm large enough for several tiles and k chunks in the staging pipeline, with tails in
+ * every dimension; checked on sampled entries (a full float64 reference would take minutes) and
+ * on every padding element of C */
+static void pipelined_gemm_case(int ta, int tb, int m, int n, int k, float beta)
+{
+    char label[128];
+    snprintf(label, sizeof label, "pipelined sgemm %c%c %dx%dx%d beta=%g", ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k,
+             beta);
+    int lda = (ta ? k : m) + 3, ldb = (tb ? n : k) + 1, ldc = m + 2;
+    size_t asz = (size_t)lda * (ta ? m : k), bsz = (size_t)ldb * (tb ? k : n), csz = (size_t)ldc * n;
+    float *a = malloc(asz * 4), *b = malloc(bsz * 4), *c = malloc(csz * 4), *c0 = malloc(csz * 4);
+    test_fill(a, asz, &rng);
+    test_fill(b, bsz, &rng);
+    test_fill(c, csz, &rng);
+    if (beta == 0.0f)
+        for (int j = 0; j < n; j++)
+            test_fill_poison(c + (size_t)j * ldc, (size_t)m);
+    memcpy(c0, c, csz * 4);
+    cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 0.5f, a, lda,
+                b, ldb, beta, c, ldc);
+    long bad = 0;
+    for (int t = 0; t < 400; t++) {
+        /* corners of every tile are the likeliest to go wrong: sample near tile edges too */
+        int i = t < 200 ? (int)(test_uniform(&rng) * 0.5f * m + 0.5f * m) : (t * 2047 + t / 7) % m;
+        int j = t < 200 ? (int)(test_uniform(&rng) * 0.5f * n + 0.5f * n) : (t * 2049 + t / 3) % n;
+        i = i < 0 ? 0 : i >= m ? m - 1 : i;
+        j = j < 0 ? 0 : j >= n ? n - 1 : j;
+        double s = 0, mag = 0;
+        for (int l = 0; l < k; l++) {
+            double v = (double)(ta ? a[(size_t)i * lda + l] : a[(size_t)l * lda + i]) *
+                       (tb ? b[(size_t)l * ldb + j] : b[(size_t)j * ldb + l]);
+            s += v;
+            mag += fabs(v);
+        }
+        double cij = beta == 0.0f ? 0.0 : (double)beta * c0[(size_t)j * ldc + i];
+        double want = 0.5 * s + cij, tol = 4.0 * (k + 2) * 1.1920929e-7 * (0.5 * mag + fabs(cij));
+        if (!(fabs(c[(size_t)j * ldc + i] - want) <= tol))
+            bad++;
+    }
+    for (int j = 0; j < n; j++)
+        for (int i = m; i < ldc; i++)
+            bad += memcmp(&c[(size_t)j * ldc + i], &c0[(size_t)j * ldc + i], 4) != 0;
+    check(label, bad);
+    free(a); free(b); free(c); free(c0);
+}
+
 static void *thread_body(void *arg)
 {
     uint64_t *seed = arg;
@@ -194,6 +241,8 @@ host_data:
     gemm_case(HOST, 0, 0, 1500, 1100, 700, 0.0f); /* several staging-ring chunks */
     gemm_case(HOST, 1, 0, 3000, 2500, 2000, 0.5f); /* 74 MB of operands: out of core under a 48 MB cap */
     gemv_case(HOST, HOST, HOST, 0, 6000, 3000, 1, 1, 0.5f);
+    pipelined_gemm_case(0, 0, 4100, 3200, 5000, 0.0f); /* 3 x 2 tiles, 3 k chunks */
+    pipelined_gemm_case(1, 1, 3300, 4500, 2500, 0.75f);
 
     /* several threads, each with its own stream */
     pthread_t threads[4];
