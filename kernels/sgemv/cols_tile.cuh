@@ -190,19 +190,23 @@ struct cols_tile {
         P.beta = p->beta;
         P.q = VEC == 4 ? quad_offset(p->a) : 0;
         P.row_blocks = VEC == 4 ? ((long long)p->m + P.q + 3) / 4 : p->m;
+        const long long resident = resident_blocks((const void *)cols_kernel<VEC, U>, 0);
         /* a warp's worth of row blocks when there are that many, fewer for short columns so the
          * rest of the block spreads over columns */
         int txl = 0;
         while (txl < 5 && (1LL << txl) < P.row_blocks)
             txl++;
-        /* but every column lane should keep at least 2U columns */
+        /* tall matrices: more rows per block and more columns per thread (fewer partial sums to
+         * combine) as long as the row tiles still make two waves */
+        while (txl < 8 && ceil_div(P.row_blocks, 2LL << txl) >= 2 * resident)
+            txl++;
+        /* every column lane should keep at least 2U columns */
         while (txl < 8 && (long long)p->n < (long long)(kBlock >> txl) * 2 * U)
             txl++;
         P.tx_log2 = txl;
         const long long tiles = ceil_div(P.row_blocks, 1LL << txl);
         long long splits = 1;
         if (allow_split) {
-            const long long resident = resident_blocks((const void *)cols_kernel<VEC, U>, 0);
             long long cap = (long long)p->n / ((long long)(kBlock >> txl) * 2 * U);
             if (cap > 65535)
                 cap = 65535;

@@ -266,6 +266,15 @@ int main(void)
                     problems++;
                 }
 
+        /* alpha == 0 on longer vectors: y := beta*y without reading A or x (both all NaN) */
+        for (int bi = 0; bi < 3; bi++) {
+            c = make_case("alpha=0", trans, 1000, 37, 3, 1, 2, 3, 0.0f, betas[bi]);
+            run_case(&c, 0);
+            c = make_case("alpha=0", trans, 37, 1000, 0, 0, 0, 1, 0.0f, betas[bi]);
+            run_case(&c, 0);
+            problems += 2;
+        }
+
         /* tails around every tile, warp and vector width, sampled pairs */
         static const int edges[] = {1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129};
         for (int t = 0; t < 60; t++) {
