@@ -39,10 +39,14 @@ struct pipe_config {
 
 /* per-thread state for the asynchronous copies of one operand's W x BK tiles. Work is cut in
  * chunks of four elements along the contiguous side, so a warp's copies are coalesced: R modes
- * copy four consecutive rows at one l, LOAD_K4 four consecutive l of one row. */
-template <int MODE, int W, int BK, int THREADS, int LDS>
-struct async_loader {
+ * copy four consecutive rows at one l. LOAD_K4 chunk pos of a row holds l = 2 pos + {0, 1, 8, 9}:
+ * a warp's e-th copies then write l = {e', e'+2, e'+4, e'+6} of 8 rows, whose banks (4 l + row,
+ * with LDS = 4 mod 32) are all distinct, where four consecutive l would collide two by two. */
+template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
     static constexpr bool KC = MODE == LOAD_K4;
+    static_assert(!KC || (BK == 16 && LDS % 32 == 4), "the K4 element pattern is laid out for BK 16");
+    /* offset along k of element e of a K4 chunk */
+    static constexpr __device__ __forceinline__ int k4_off(int e) { return (e & 1) + (e >> 1) * (BK / 2); }
     static constexpr int CHUNKS = W * BK / 4;
     static constexpr int PER_THREAD = CHUNKS / THREADS;
     static constexpr int CHUNKS_PER_LINE = KC ? BK / 4 : W / 4; /* a line: one row (K4) or one l (R) */
@@ -53,9 +57,9 @@ struct async_loader {
     static_assert(PER_THREAD <= 32, "row mask width");
 
     const float *src[PER_THREAD];
-    uint32_t dst; /* byte offset of the first chunk within a stage */
-    int lpos;     /* l of the first chunk within the tile */
-    int rlim;     /* R modes: how many of the chunk's four rows are inside the matrix */
+    uint32_t dst;    /* byte offset of the first chunk within a stage */
+    int lpos;        /* l of the chunk's first element within the tile */
+    int rlim;        /* R modes: how many of the chunk's four rows are inside the matrix */
     unsigned row_ok; /* K4: bit s set when chunk s's row is inside the matrix */
     bool interior;   /* all W rows of the tile are inside the matrix (block-uniform) */
 
@@ -64,7 +68,7 @@ struct async_loader {
         const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
         interior = r0 + W <= x.rows;
         if (KC) {
-            lpos = pos * 4;
+            lpos = pos * 2;
             row_ok = 0;
 #pragma unroll
             for (int s = 0; s < PER_THREAD; ++s) {
@@ -108,7 +112,7 @@ struct async_loader {
             } else {
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
-                    cp_async4(d + (KC ? 4 * LDS * e : 4 * e), src[s] + e, 4u);
+                    cp_async4(d + (KC ? 4 * LDS * k4_off(e) : 4 * e), src[s] + (KC ? k4_off(e) : e), 4u);
             }
         }
     }
@@ -132,7 +136,8 @@ struct async_loader {
                 const bool r_ok = (row_ok >> s) & 1u;
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
-                    cp_async4(d + 4 * LDS * e, src[s] + e, r_ok && k0 + lpos + e < kend ? 4u : 0u);
+                    cp_async4(d + 4 * LDS * k4_off(e), src[s] + k4_off(e),
+                              r_ok && k0 + lpos + k4_off(e) < kend ? 4u : 0u);
             }
         }
     }
@@ -195,12 +200,18 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 #pragma unroll
         for (int s = 0; s < TM / 4; ++s) {
             const float4 v = *reinterpret_cast<const float4 *>(as + a_frag + s * CFG::STRIDE_M);
-            af[buf][4 * s] = v.x, af[buf][4 * s + 1] = v.y, af[buf][4 * s + 2] = v.z, af[buf][4 * s + 3] = v.w;
+            af[buf][4 * s] = v.x;
+            af[buf][4 * s + 1] = v.y;
+            af[buf][4 * s + 2] = v.z;
+            af[buf][4 * s + 3] = v.w;
         }
 #pragma unroll
         for (int s = 0; s < TN / 4; ++s) {
             const float4 v = *reinterpret_cast<const float4 *>(bs + b_frag + s * CFG::STRIDE_N);
-            bf[buf][4 * s] = v.x, bf[buf][4 * s + 1] = v.y, bf[buf][4 * s + 2] = v.z, bf[buf][4 * s + 3] = v.w;
+            bf[buf][4 * s] = v.x;
+            bf[buf][4 * s + 1] = v.y;
+            bf[buf][4 * s + 2] = v.z;
+            bf[buf][4 * s + 3] = v.w;
         }
     };
 
@@ -286,7 +297,8 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int block
     /* once per instantiation; not cached on failure, so a later call retries */
     static std::atomic<bool> configured{false};
     if (!configured.load(std::memory_order_acquire)) {
-        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)CFG::SMEM);
+        cudaError_t err =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)CFG::SMEM);
         if (err == cudaSuccess)
             err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                        (int)cudaSharedmemCarveoutMaxShared);
@@ -315,8 +327,7 @@ cudaError_t launch_config(int ma, int mb, const problem &q, const sched &sc, flo
     }
 }
 
-template <class CFG>
-constexpr tile_config describe(const char *name, int blocks_per_sm, double efficiency)
+template <class CFG> constexpr tile_config describe(const char *name, int blocks_per_sm, double efficiency)
 {
     return tile_config{name, CFG::BM, CFG::BN, CFG::BK, CFG::THREADS, blocks_per_sm, CFG::SMEM, efficiency};
 }
@@ -332,7 +343,10 @@ const tile_config configs[TILE_CONFIGS] = {
 
 } // namespace
 
-const tile_config &config(int id) { return configs[id]; }
+const tile_config &config(int id)
+{
+    return configs[id];
+}
 
 cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
 {

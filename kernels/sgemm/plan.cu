@@ -19,12 +19,19 @@ constexpr double REDUCE_LAUNCH_S = 2.5e-6;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 constexpr int MIN_SLICE_TILES = 2; /* a K slice shorter than this many k tiles is all prologue */
 
-const int split_candidates[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 384, 512};
+const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
+                                32, 40, 48, 64, 96, 128, 192, 256, 384, 512};
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 /* latency hiding falls off with fewer resident warps; 1.0 at 16 warps per SM and above */
-double warp_factor(int warps) { return std::min(1.0, 0.4 + 0.6 * warps / 16.0); }
+double warp_factor(int warps)
+{
+    return std::min(1.0, 0.4 + 0.6 * warps / 16.0);
+}
 
 /* seconds for nblocks equal blocks of `flops` each: full waves at the configuration's
  * occupancy, the last partial wave at the residency it really has */
@@ -63,8 +70,7 @@ bool plan_usable(const plan &pl)
 
 /* the cheapest split of the tiles from dp_tiles on, over every configuration (dp_of(cfg) gives
  * the data-parallel tile count, or -1 to skip the configuration) */
-template <class DpOf>
-plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool &found)
+template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool &found)
 {
     plan best{};
     double best_cost = INFINITY;
@@ -146,7 +152,8 @@ plan plan_splitk(const shim_sgemm_args *p)
     if (memo.hit(p))
         return memo.pl;
     bool found;
-    plan pl = best_split(p, [](int) { return 0; }, found);
+    plan pl = best_split(
+        p, [](int) { return 0; }, found);
     memo.keep(p, found ? pl : best_dp(p));
     return memo.pl;
 }

@@ -19,18 +19,48 @@ __global__ void scale_c_kernel(float *c, int64_t ldc, int m, int n, float beta)
     }
 }
 
-int accepts_any(const shim_sgemm_args *) { return 1; }
-size_t no_work(const shim_sgemm_args *) { return 0; }
+int accepts_any(const shim_sgemm_args *)
+{
+    return 1;
+}
+size_t no_work(const shim_sgemm_args *)
+{
+    return 0;
+}
 
-cudaError_t pipelined_128x128_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_dp(p, TILE_128x128)); }
-cudaError_t pipelined_128x256_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_dp(p, TILE_128x256)); }
-cudaError_t pipelined_128x64_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_dp(p, TILE_128x64)); }
-cudaError_t pipelined_64x64_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_dp(p, TILE_64x64)); }
+cudaError_t pipelined_128x128_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_dp(p, TILE_128x128));
+}
+cudaError_t pipelined_128x256_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_dp(p, TILE_128x256));
+}
+cudaError_t pipelined_128x64_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_dp(p, TILE_128x64));
+}
+cudaError_t pipelined_64x64_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_dp(p, TILE_64x64));
+}
 
-cudaError_t splitk_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_splitk(p)); }
-size_t splitk_work(const shim_sgemm_args *p) { return plan_work_bytes(plan_splitk(p)); }
-cudaError_t splitk_tail_launch(const shim_sgemm_args *p) { return launch_plan(p, plan_tail(p)); }
-size_t splitk_tail_work(const shim_sgemm_args *p) { return plan_work_bytes(plan_tail(p)); }
+cudaError_t splitk_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_splitk(p));
+}
+size_t splitk_work(const shim_sgemm_args *p)
+{
+    return plan_work_bytes(plan_splitk(p));
+}
+cudaError_t splitk_tail_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_tail(p));
+}
+size_t splitk_tail_work(const shim_sgemm_args *p)
+{
+    return plan_work_bytes(plan_tail(p));
+}
 
 enum variant_index {
     V_NAIVE,
@@ -66,8 +96,8 @@ const shim_sgemm_variant variants[V_COUNT] = {
      accepts_any, no_work, pipelined_128x64_launch},
     {"pipelined_64x64", "64x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread", accepts_any,
      no_work, pipelined_64x64_launch},
-    {"splitk", "pipelined tiles, K split over blocks, slices summed in order by a second kernel",
-     accepts_any, splitk_work, splitk_launch},
+    {"splitk", "pipelined tiles, K split over blocks, slices summed in order by a second kernel", accepts_any,
+     splitk_work, splitk_launch},
     {"splitk_tail", "whole waves data-parallel, the last partial wave's tiles split over K", accepts_any,
      splitk_tail_work, splitk_tail_launch},
 };

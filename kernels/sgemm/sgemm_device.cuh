@@ -31,7 +31,10 @@ struct problem {
     int c_vec; /* c 16-byte aligned and ldc % 4 == 0 */
 };
 
-inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+inline bool aligned16(const void *p)
+{
+    return ((uintptr_t)p & 15u) == 0;
+}
 
 inline problem make_problem(const shim_sgemm_args *p)
 {
@@ -49,15 +52,13 @@ inline problem make_problem(const shim_sgemm_args *p)
     return q;
 }
 
-template <bool KC>
-__device__ __forceinline__ const float *element_ptr(const operand &x, int r, int l)
+template <bool KC> __device__ __forceinline__ const float *element_ptr(const operand &x, int r, int l)
 {
     return KC ? x.ptr + (int64_t)r * x.ld + l : x.ptr + (int64_t)l * x.ld + r;
 }
 
 /* element (r, l), or 0 outside rows x kend: zeros in the k tail keep the dot products exact */
-template <bool KC>
-__device__ __forceinline__ float load_or_zero(const operand &x, int r, int l, int kend)
+template <bool KC> __device__ __forceinline__ float load_or_zero(const operand &x, int r, int l, int kend)
 {
     return (r < x.rows && l < kend) ? *element_ptr<KC>(x, r, l) : 0.0f;
 }
@@ -128,8 +129,7 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
  * with one 16-byte access when it lies wholly inside the matrix, element by element otherwise.
  * load() and store() are split so that a kernel can keep the next tile's loads in flight while
  * it computes. */
-template <bool KC, bool VEC, int W, int BK, int THREADS, int LDS>
-struct reg_tile_loader {
+template <bool KC, bool VEC, int W, int BK, int THREADS, int LDS> struct reg_tile_loader {
     static constexpr int CHUNKS = W * BK / 4;
     static constexpr int PER_THREAD = CHUNKS / THREADS;
     static_assert(CHUNKS % THREADS == 0 && W % 4 == 0 && BK % 4 == 0 && LDS % 4 == 0, "tile shape");
@@ -156,7 +156,10 @@ struct reg_tile_loader {
             if (KC) {
                 if (VEC && gr < x.rows && gl + 3 < kend) {
                     float4 t = *reinterpret_cast<const float4 *>(element_ptr<true>(x, gr, gl));
-                    v[s][0] = t.x, v[s][1] = t.y, v[s][2] = t.z, v[s][3] = t.w;
+                    v[s][0] = t.x;
+                    v[s][1] = t.y;
+                    v[s][2] = t.z;
+                    v[s][3] = t.w;
                 } else {
 #pragma unroll
                     for (int e = 0; e < 4; ++e)
@@ -165,7 +168,10 @@ struct reg_tile_loader {
             } else {
                 if (VEC && gl < kend && gr + 3 < x.rows) {
                     float4 t = *reinterpret_cast<const float4 *>(element_ptr<false>(x, gr, gl));
-                    v[s][0] = t.x, v[s][1] = t.y, v[s][2] = t.z, v[s][3] = t.w;
+                    v[s][0] = t.x;
+                    v[s][1] = t.y;
+                    v[s][2] = t.z;
+                    v[s][3] = t.w;
                 } else {
 #pragma unroll
                     for (int e = 0; e < 4; ++e)
@@ -186,7 +192,8 @@ struct reg_tile_loader {
                 for (int e = 0; e < 4; ++e)
                     tile[(l + e) * LDS + r] = v[s][e];
             } else {
-                *reinterpret_cast<float4 *>(tile + l * LDS + r) = make_float4(v[s][0], v[s][1], v[s][2], v[s][3]);
+                *reinterpret_cast<float4 *>(tile + l * LDS + r) =
+                    make_float4(v[s][0], v[s][1], v[s][2], v[s][3]);
             }
         }
     }
@@ -213,10 +220,12 @@ __device__ __forceinline__ void cp_async4(uint32_t dst, const void *src, uint32_
                  : "memory");
 }
 
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
 
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait()
+template <int PENDING> __device__ __forceinline__ void cp_async_wait()
 {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
 }

@@ -37,7 +37,10 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 #pragma unroll 4
         for (int sl = g; sl < ra.splits; sl += ra.groups) {
             const float4 v = src[(int64_t)sl * ra.tile4];
-            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+            sum.x += v.x;
+            sum.y += v.y;
+            sum.z += v.z;
+            sum.w += v.w;
         }
     }
     group_sum[threadIdx.x] = sum;
@@ -46,7 +49,10 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
         return;
     for (int gg = 1; gg < ra.groups; ++gg) {
         const float4 v = group_sum[gg * lanes + lane];
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+        sum.x += v.x;
+        sum.y += v.y;
+        sum.z += v.z;
+        sum.w += v.w;
     }
     int tm, tn;
     tile_coords<RASTER_GROUP>(ra.dp_tiles + st, ra.tiles_m, ra.tiles_n, tm, tn);

@@ -36,12 +36,18 @@ __global__ void __launch_bounds__(V4_THREADS) vec4_kernel(const problem p, int t
 #pragma unroll
             for (int r = 0; r < V4_TM; r += 4) {
                 float4 t = *reinterpret_cast<const float4 *>(&As[l * V4_LDA + ty * V4_TM + r]);
-                a[r] = t.x, a[r + 1] = t.y, a[r + 2] = t.z, a[r + 3] = t.w;
+                a[r] = t.x;
+                a[r + 1] = t.y;
+                a[r + 2] = t.z;
+                a[r + 3] = t.w;
             }
 #pragma unroll
             for (int c = 0; c < V4_TN; c += 4) {
                 float4 t = *reinterpret_cast<const float4 *>(&Bs[l * V4_LDB + tx * V4_TN + c]);
-                b[c] = t.x, b[c + 1] = t.y, b[c + 2] = t.z, b[c + 3] = t.w;
+                b[c] = t.x;
+                b[c + 1] = t.y;
+                b[c + 2] = t.z;
+                b[c + 3] = t.w;
             }
 #pragma unroll
             for (int r = 0; r < V4_TM; ++r)
@@ -62,8 +68,7 @@ __global__ void __launch_bounds__(V4_THREADS) vec4_kernel(const problem p, int t
     }
 }
 
-template <bool VEC>
-void (*pick_vec4(int transa, int transb))(const problem, int)
+template <bool VEC> void (*pick_vec4(int transa, int transb))(const problem, int)
 {
     return transa ? (transb ? vec4_kernel<true, false, VEC> : vec4_kernel<true, true, VEC>)
                   : (transb ? vec4_kernel<false, false, VEC> : vec4_kernel<false, true, VEC>);

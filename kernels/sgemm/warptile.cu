@@ -58,14 +58,20 @@ __global__ void __launch_bounds__(WT_THREADS, 2) warptile_kernel(const problem p
                 if (l < WT_BK) {
 #pragma unroll
                     for (int s = 0; s < WT_TM / 4; ++s) {
-                        float4 t = *reinterpret_cast<const float4 *>(as + l * WT_LDA + a_frag + s * WT_STRIDE_M);
-                        af[buf][4 * s] = t.x, af[buf][4 * s + 1] = t.y, af[buf][4 * s + 2] = t.z,
+                        float4 t =
+                            *reinterpret_cast<const float4 *>(as + l * WT_LDA + a_frag + s * WT_STRIDE_M);
+                        af[buf][4 * s] = t.x;
+                        af[buf][4 * s + 1] = t.y;
+                        af[buf][4 * s + 2] = t.z;
                         af[buf][4 * s + 3] = t.w;
                     }
 #pragma unroll
                     for (int s = 0; s < WT_TN / 4; ++s) {
-                        float4 t = *reinterpret_cast<const float4 *>(bs + l * WT_LDB + b_frag + s * WT_STRIDE_N);
-                        bf[buf][4 * s] = t.x, bf[buf][4 * s + 1] = t.y, bf[buf][4 * s + 2] = t.z,
+                        float4 t =
+                            *reinterpret_cast<const float4 *>(bs + l * WT_LDB + b_frag + s * WT_STRIDE_N);
+                        bf[buf][4 * s] = t.x;
+                        bf[buf][4 * s + 1] = t.y;
+                        bf[buf][4 * s + 2] = t.z;
                         bf[buf][4 * s + 3] = t.w;
                     }
                 }
@@ -93,13 +99,13 @@ __global__ void __launch_bounds__(WT_THREADS, 2) warptile_kernel(const problem p
 #pragma unroll
                 for (int sm = 0; sm < WT_TM / 4; ++sm)
                     store_c4(p, m0 + a_frag + sm * WT_STRIDE_M, j, acc[4 * sm][4 * sn + jj],
-                             acc[4 * sm + 1][4 * sn + jj], acc[4 * sm + 2][4 * sn + jj], acc[4 * sm + 3][4 * sn + jj]);
+                             acc[4 * sm + 1][4 * sn + jj], acc[4 * sm + 2][4 * sn + jj],
+                             acc[4 * sm + 3][4 * sn + jj]);
             }
         }
 }
 
-template <bool VEC>
-void (*pick_warptile(int transa, int transb))(const problem, int)
+template <bool VEC> void (*pick_warptile(int transa, int transb))(const problem, int)
 {
     return transa ? (transb ? warptile_kernel<true, false, VEC> : warptile_kernel<true, true, VEC>)
                   : (transb ? warptile_kernel<false, false, VEC> : warptile_kernel<false, true, VEC>);
