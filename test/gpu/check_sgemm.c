@@ -15,9 +15,9 @@
 #include "reference.h"
 #include "sgemm_kernels.h"
 
-#define GUARD 37        /* floats after C that must stay untouched */
-#define MAX_REPORTS 25  /* failing runs described in detail */
-#define TOL_FACTOR 1.0  /* the bound is already the worst case of a k-term float32 sum */
+#define GUARD 37       /* floats after C that must stay untouched */
+#define MAX_REPORTS 25 /* failing runs described in detail */
+#define TOL_FACTOR 1.0 /* the bound is already the worst case of a k-term float32 sum */
 
 typedef struct {
     int transa, transb, m, n, k;
@@ -102,8 +102,8 @@ static void prepare(const gemm_case *t, case_data *d, uint64_t *rng)
     if (t->beta != 0.0f)
         for (int j = 0; j < t->n; j++)
             test_fill(d->c0 + t->off_c + (int64_t)j * t->ldc, (size_t)t->m, rng);
-    ref_sgemm(t->transa, t->transb, t->m, t->n, t->k, t->alpha, d->a + t->off_a, t->lda, d->b + t->off_b, t->ldb,
-              t->beta, d->c0 + t->off_c, t->ldc, d->cref, d->cbound);
+    ref_sgemm(t->transa, t->transb, t->m, t->n, t->k, t->alpha, d->a + t->off_a, t->lda, d->b + t->off_b,
+              t->ldb, t->beta, d->c0 + t->off_c, t->ldc, d->cref, d->cbound);
     TEST_CUDA(cudaMalloc((void **)&d->da, d->a_len * sizeof(float)));
     TEST_CUDA(cudaMalloc((void **)&d->db, d->b_len * sizeof(float)));
     TEST_CUDA(cudaMalloc((void **)&d->dc, d->c_len * sizeof(float)));
@@ -167,7 +167,8 @@ static int run_once(const gemm_case *t, case_data *d, const shim_sgemm_variant *
     cudaError_t err = shim_sgemm_run(v, &args);
     cudaError_t sync = cudaStreamSynchronize(stream);
     if (err != cudaSuccess || sync != cudaSuccess) {
-        printf("  %s: run returned %s, synchronize %s\n", v->name, cudaGetErrorString(err), cudaGetErrorString(sync));
+        printf("  %s: run returned %s, synchronize %s\n", v->name, cudaGetErrorString(err),
+               cudaGetErrorString(sync));
         if (sync != cudaSuccess) /* a sticky error: nothing later can be trusted */
             exit(1);
         return -1;
@@ -199,7 +200,9 @@ static long check_result(const gemm_case *t, const case_data *d, const char *lab
         if (!inside && memcmp(&d->c[e], &d->c0[e], sizeof(float)) != 0) {
             if (bad < 5 && !quiet)
                 printf("  %s: wrote outside C's region at offset %lld (%s)\n", label, (long long)rel,
-                       rel < 0 ? "before C" : rel >= t->ldc * t->n ? "guard after C" : "padding row");
+                       rel < 0                ? "before C"
+                       : rel >= t->ldc * t->n ? "guard after C"
+                                              : "padding row");
             bad++;
         }
     }
@@ -226,7 +229,8 @@ static void run_case(const gemm_case *t, variant_tally *tally, int ntally, uint6
         } else {
             total_failures++;
             if (reports++ < MAX_REPORTS)
-                printf("FAIL %s%s%s: %s\n", tally[i].name, tally[i].v ? "" : " -> ", tally[i].v ? "" : name, desc);
+                printf("FAIL %s%s%s: %s\n", tally[i].name, tally[i].v ? "" : " -> ", tally[i].v ? "" : name,
+                       desc);
         }
     }
     /* the selector twice on the same input: the same bits */
@@ -283,9 +287,10 @@ int main(void)
     const int nsizes = (int)(sizeof sizes / sizeof *sizes), nk = (int)(sizeof ksizes / sizeof *ksizes);
     /* special shapes: k == 1, split-K shaped, skinny, and a few larger ones (the float64
      * reference on the CPU is what costs time) */
-    static const int special[][3] = {{129, 65, 1},    {64, 64, 4099},  {1, 300, 1000},   {300, 1, 1000},
-                                     {129, 257, 2000}, {5, 7, 3000},   {513, 517, 519},  {2049, 2049, 64},
-                                     {33, 65, 0},      {1, 1, 0},      {129, 7, 0}};
+    static const int special[][3] = {{129, 65, 1},     {64, 64, 4099}, {1, 300, 1000},  {300, 1, 1000},
+                                     {129, 257, 2000}, {5, 7, 3000},   {513, 517, 519}, {2049, 2049, 64},
+                                     {33, 65, 0},      {1, 1, 0},      {129, 7, 0},     {7, 5, 33},
+                                     {65, 3, 17}};
     const int nspecial = (int)(sizeof special / sizeof *special);
     const int per_transpose = 26;
 
@@ -322,6 +327,12 @@ int main(void)
                 t.ldb = pad_ld(t.transb ? t.n : (t.k > 0 ? t.k : 1), 3);
                 t.ldc = pad_ld(t.m, 3);
                 t.off_a = t.off_b = t.off_c = 0;
+            }
+            /* the last two: leading dimensions beyond 65536, strides far longer than any tile */
+            if (s >= per_transpose + nspecial - 2) {
+                t.lda += 65536 + (c & 3);
+                t.ldb += 65537;
+                t.ldc += 65536 + 3;
             }
             run_case(&t, tally, nvar + 1, &rng);
         }
