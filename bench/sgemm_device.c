@@ -15,9 +15,9 @@
 #include "bench_util.h"
 #include "sgemm_kernels.h"
 
-#define PEAK_TFLOPS 66.9     /* H200 FP32 FFMA peak */
-#define MAX_CALL_MS 500.0    /* rungs expected to take longer per call are skipped */
-#define TARGET_MS 300.0      /* timed work per measurement, before the rep limits */
+#define PEAK_TFLOPS 66.9  /* H200 FP32 FFMA peak */
+#define MAX_CALL_MS 500.0 /* rungs expected to take longer per call are skipped */
+#define TARGET_MS 300.0   /* timed work per measurement, before the rep limits */
 #define MAX_SETS 16
 #define MAX_VARIANTS 64
 
@@ -36,9 +36,9 @@ typedef struct {
 } shape;
 
 static const shape shapes[] = {
-    {1024, 1024, 1024, 0.0},   {2048, 2048, 2048, 0.95},   {4096, 4096, 4096, 0.95},  {8192, 8192, 8192, 0.95},
-    {16384, 16384, 16384, 0.95}, {4096, 4096, 64, 1.1},     {64, 4096, 4096, 1.1},     {8192, 128, 8192, 1.1},
-    {1000, 1000, 1000, 1.1},   {4097, 4097, 4097, 1.1},    {16384, 16384, 256, 1.1},  {128, 128, 65536, 1.1},
+    {1024, 1024, 1024, 0.0},     {2048, 2048, 2048, 0.95}, {4096, 4096, 4096, 0.95}, {8192, 8192, 8192, 0.95},
+    {16384, 16384, 16384, 0.95}, {4096, 4096, 64, 1.1},    {64, 4096, 4096, 1.1},    {8192, 128, 8192, 1.1},
+    {1000, 1000, 1000, 1.1},     {4097, 4097, 4097, 1.1},  {16384, 16384, 256, 1.1}, {128, 128, 65536, 1.1},
 };
 #define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
 static const char *const case_names[4] = {"NN", "TN", "NT", "TT"}; /* index: transa | transb << 1 */
@@ -69,9 +69,9 @@ static void run_call(int i, void *p, cudaStream_t stream)
     if (x->v) {
         BENCH_CUDA(shim_sgemm_run(x->v, &a));
     } else {
-        CUBLAS_CHECK(cublasSgemm(x->handle, a.transa ? CUBLAS_OP_T : CUBLAS_OP_N, a.transb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                 a.m, a.n, a.k, &a.alpha, a.a, (int)a.lda, a.b, (int)a.ldb, &a.beta, a.c,
-                                 (int)a.ldc));
+        CUBLAS_CHECK(cublasSgemm(x->handle, a.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                 a.transb ? CUBLAS_OP_T : CUBLAS_OP_N, a.m, a.n, a.k, &a.alpha, a.a,
+                                 (int)a.lda, a.b, (int)a.ldb, &a.beta, a.c, (int)a.ldc));
     }
 }
 
@@ -113,8 +113,10 @@ static double compare_stripes(const float *ours, const float *ref, int m, int n,
     float *h1 = malloc(sizeof(float) * (size_t)m), *h2 = malloc(sizeof(float) * (size_t)m);
     double maxdiff = 0.0, maxref = 0.0;
     for (int c = 0; c < ncols; c++) {
-        BENCH_CUDA(cudaMemcpy(h1, ours + (int64_t)cols[c] * ldc, sizeof(float) * (size_t)m, cudaMemcpyDeviceToHost));
-        BENCH_CUDA(cudaMemcpy(h2, ref + (int64_t)cols[c] * ldc, sizeof(float) * (size_t)m, cudaMemcpyDeviceToHost));
+        BENCH_CUDA(
+            cudaMemcpy(h1, ours + (int64_t)cols[c] * ldc, sizeof(float) * (size_t)m, cudaMemcpyDeviceToHost));
+        BENCH_CUDA(
+            cudaMemcpy(h2, ref + (int64_t)cols[c] * ldc, sizeof(float) * (size_t)m, cudaMemcpyDeviceToHost));
         for (int i = 0; i < m; i++) {
             double d = fabs((double)h1[i] - (double)h2[i]);
             if (!(d <= maxdiff)) /* NaN propagates */
@@ -223,10 +225,10 @@ int main(int argc, char **argv)
             call_ctx cub = {NULL, handle, args, &ops};
             double cub_ms = measure(&cub, stream, flops / 40e12 * 1e3);
             double cub_tf = flops / (cub_ms * 1e9);
-            printf("%-16s %-4s %-30s %10.3f %9.2f %7.1f %8s\n", shape_name, case_names[tc], "cublas", cub_ms, cub_tf,
-                   100.0 * cub_tf / PEAK_TFLOPS, "1.000");
-            fprintf(csv, "sgemm,%s,%s,cublas,%.4f,%.3f,%.2f,1.000\n", shape_name, case_names[tc], cub_ms, cub_tf,
-                    100.0 * cub_tf / PEAK_TFLOPS);
+            printf("%-16s %-4s %-30s %10.3f %9.2f %7.1f %8s\n", shape_name, case_names[tc], "cublas", cub_ms,
+                   cub_tf, 100.0 * cub_tf / PEAK_TFLOPS, "1.000");
+            fprintf(csv, "sgemm,%s,%s,cublas,%.4f,%.3f,%.2f,1.000\n", shape_name, case_names[tc], cub_ms,
+                    cub_tf, 100.0 * cub_tf / PEAK_TFLOPS);
 
             const shim_sgemm_variant *sel = shim_sgemm_select(&args);
             call_ctx mine = {sel, handle, args, &ops};
@@ -234,10 +236,10 @@ int main(int argc, char **argv)
             double sel_tf = flops / (sel_ms * 1e9), ratio = cub_ms / sel_ms;
             char label[96];
             snprintf(label, sizeof label, "selector[%s]", sel->name);
-            printf("%-16s %-4s %-30s %10.3f %9.2f %7.1f %8.3f\n", shape_name, case_names[tc], label, sel_ms, sel_tf,
-                   100.0 * sel_tf / PEAK_TFLOPS, ratio);
-            fprintf(csv, "sgemm,%s,%s,%s,%.4f,%.3f,%.2f,%.3f\n", shape_name, case_names[tc], label, sel_ms, sel_tf,
-                    100.0 * sel_tf / PEAK_TFLOPS, ratio);
+            printf("%-16s %-4s %-30s %10.3f %9.2f %7.1f %8.3f\n", shape_name, case_names[tc], label, sel_ms,
+                   sel_tf, 100.0 * sel_tf / PEAK_TFLOPS, ratio);
+            fprintf(csv, "sgemm,%s,%s,%s,%.4f,%.3f,%.2f,%.3f\n", shape_name, case_names[tc], label, sel_ms,
+                    sel_tf, 100.0 * sel_tf / PEAK_TFLOPS, ratio);
             sum.sel_ratio[s][tc] = ratio;
             sum.sel_name[s][tc] = sel->name;
 
@@ -270,7 +272,8 @@ int main(int argc, char **argv)
             for (int v = 0; v < nvar; v++) {
                 double est_ms = best_rate[v] > 0 ? flops / (best_rate[v] * 1e9) : 0.0;
                 if (est_ms > MAX_CALL_MS) {
-                    printf("%-16s %-4s %-30s %10s\n", shape_name, case_names[tc], all[v].name, "skipped (too slow)");
+                    printf("%-16s %-4s %-30s %10s\n", shape_name, case_names[tc], all[v].name,
+                           "skipped (too slow)");
                     continue;
                 }
                 call_ctx rung = {&all[v], handle, args, &ops};
@@ -278,10 +281,10 @@ int main(int argc, char **argv)
                 double tf = flops / (ms * 1e9);
                 if (tf > best_rate[v])
                     best_rate[v] = tf;
-                printf("%-16s %-4s %-30s %10.3f %9.2f %7.1f %8.3f\n", shape_name, case_names[tc], all[v].name, ms, tf,
-                       100.0 * tf / PEAK_TFLOPS, cub_ms / ms);
-                fprintf(csv, "sgemm,%s,%s,%s,%.4f,%.3f,%.2f,%.3f\n", shape_name, case_names[tc], all[v].name, ms, tf,
-                        100.0 * tf / PEAK_TFLOPS, cub_ms / ms);
+                printf("%-16s %-4s %-30s %10.3f %9.2f %7.1f %8.3f\n", shape_name, case_names[tc], all[v].name,
+                       ms, tf, 100.0 * tf / PEAK_TFLOPS, cub_ms / ms);
+                fprintf(csv, "sgemm,%s,%s,%s,%.4f,%.3f,%.2f,%.3f\n", shape_name, case_names[tc], all[v].name,
+                        ms, tf, 100.0 * tf / PEAK_TFLOPS, cub_ms / ms);
             }
         }
         fflush(csv);
