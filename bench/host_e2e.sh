@@ -20,6 +20,8 @@ trap 'rm -rf "$cache"' EXIT
 "$bin" cublas naive-cublas "$out" $quick
 SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=auto LD_PRELOAD=$lib "$bin" blas shimblas-auto "$out" $quick
 SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=gpu LD_PRELOAD=$lib "$bin" blas shimblas-gpu "$out" $quick
+echo "cost model measured by the auto run:"
+cat "$cache"/model-*.txt
 
 nvblas=""
 for d in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu; do
