@@ -1,5 +1,6 @@
 /* The deterministic second pass of the split variants: no atomics, every output's partials added in
- * an order fixed by the split count alone. */
+ * an order fixed by the split count alone. Launched as a programmatic dependent of the split kernel
+ * (see pdl_launch_dependents in sgemv_device.cuh). */
 #include "sgemv_device.cuh"
 
 namespace shim_sgemv {
@@ -16,6 +17,7 @@ __global__ void __launch_bounds__(kBlock) finish_splits_kernel(const float *__re
     __shared__ float warp_sums[kWarps];
     const int g = threadIdx.x % G;
     const long long out = (long long)blockIdx.x * kOutsPerBlock + threadIdx.x / G;
+    pdl_wait(); /* the split kernel's partials (and y, for beta) are complete from here on */
     float acc = 0.0f;
     if (out < count) {
         const float *p = part + out * splits;
@@ -39,12 +41,27 @@ __global__ void __launch_bounds__(kBlock) finish_splits_kernel(const float *__re
 }
 
 template <int G>
-static void launch_finish(const float *part, int splits, long long count, float alpha, float beta, float *y,
+static cudaError_t launch_finish(const float *part, int splits, long long count, float alpha, float beta, float *y,
                           cudaStream_t stream)
 {
     const long long outs_per_block = kBlock / G;
     const unsigned grid = (unsigned)ceil_div(count, outs_per_block);
-    finish_splits_kernel<G><<<grid, kBlock, 0, stream>>>(part, splits, count, alpha, beta, y);
+    /* a programmatic dependent launch: scheduled while the split kernel still runs (it signals at
+     * its start), waiting in pdl_wait for its completion, so the launch gap is hidden */
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid, 1, 1);
+    cfg.blockDim = dim3(kBlock, 1, 1);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    const cudaError_t err = cudaLaunchKernelEx(&cfg, finish_splits_kernel<G>, part, splits, count, alpha, beta, y);
+    if (err != cudaSuccess)
+        (void)cudaGetLastError(); /* returned here: do not leave it for the caller's next check */
+    return err;
 }
 
 cudaError_t finish_splits(const float *part, int splits, long long count, float alpha, float beta, float *y,
@@ -55,17 +72,16 @@ cudaError_t finish_splits(const float *part, int splits, long long count, float 
     while (g < 256 && 4 * g < splits)
         g *= 2;
     switch (g) {
-    case 1: launch_finish<1>(part, splits, count, alpha, beta, y, stream); break;
-    case 2: launch_finish<2>(part, splits, count, alpha, beta, y, stream); break;
-    case 4: launch_finish<4>(part, splits, count, alpha, beta, y, stream); break;
-    case 8: launch_finish<8>(part, splits, count, alpha, beta, y, stream); break;
-    case 16: launch_finish<16>(part, splits, count, alpha, beta, y, stream); break;
-    case 32: launch_finish<32>(part, splits, count, alpha, beta, y, stream); break;
-    case 64: launch_finish<64>(part, splits, count, alpha, beta, y, stream); break;
-    case 128: launch_finish<128>(part, splits, count, alpha, beta, y, stream); break;
-    default: launch_finish<256>(part, splits, count, alpha, beta, y, stream); break;
+    case 1: return launch_finish<1>(part, splits, count, alpha, beta, y, stream);
+    case 2: return launch_finish<2>(part, splits, count, alpha, beta, y, stream);
+    case 4: return launch_finish<4>(part, splits, count, alpha, beta, y, stream);
+    case 8: return launch_finish<8>(part, splits, count, alpha, beta, y, stream);
+    case 16: return launch_finish<16>(part, splits, count, alpha, beta, y, stream);
+    case 32: return launch_finish<32>(part, splits, count, alpha, beta, y, stream);
+    case 64: return launch_finish<64>(part, splits, count, alpha, beta, y, stream);
+    case 128: return launch_finish<128>(part, splits, count, alpha, beta, y, stream);
+    default: return launch_finish<256>(part, splits, count, alpha, beta, y, stream);
     }
-    return cudaGetLastError();
 }
 
 } // namespace shim_sgemv

@@ -55,6 +55,24 @@ __device__ __forceinline__ float dot4(float4 a, float4 x, float acc)
     return fmaf(a.w, x.w, acc);
 }
 
+/* Programmatic dependent launch (sm_90). A split kernel signals at its start that finish_splits,
+ * launched after it with cudaLaunchAttributeProgrammaticStreamSerialization, may be scheduled
+ * already; finish_splits waits, before it reads any partial, until the split kernel has completed and
+ * its writes are visible. Launched without that attribute, or with nothing dependent, both are
+ * no-ops. */
+__device__ __forceinline__ void pdl_launch_dependents()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /* sum over aligned groups of WIDTH lanes. An xor butterfly: both partners add the same two values
  * and IEEE addition commutes, so every lane of the group ends with identical bits. */
 template <int WIDTH>
@@ -110,6 +128,10 @@ template <int OUTS_PER_WARP>
 cudaError_t rows_multi_launch(const shim_sgemv_args *p);
 cudaError_t rows_splitk_launch(const shim_sgemv_args *p);
 size_t rows_splitk_work(const shim_sgemv_args *p);
+template <int V>
+int rows_short_accepts(const shim_sgemv_args *p);
+template <int V>
+cudaError_t rows_short_launch(const shim_sgemv_args *p);
 cudaError_t rows_splitk_smem_launch(const shim_sgemv_args *p);
 size_t rows_splitk_smem_work(const shim_sgemv_args *p);
 cudaError_t cols_thread_launch(const shim_sgemv_args *p);
@@ -117,6 +139,7 @@ cudaError_t cols_float4_launch(const shim_sgemv_args *p);
 cudaError_t cols_splitn_launch(const shim_sgemv_args *p);
 size_t cols_splitn_work(const shim_sgemv_args *p);
 /* the split count the split variants would use for p (1: no split); the selector reads these */
+int rows_splitk_splits(const shim_sgemv_args *p);
 int rows_splitk_smem_splits(const shim_sgemv_args *p);
 int cols_splitn_splits(const shim_sgemv_args *p);
 } // namespace shim_sgemv
