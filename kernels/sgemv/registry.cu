@@ -70,6 +70,12 @@ static int accepts_cols(const shim_sgemv_args *p)
     return valid_args(p) && p->trans == 0;
 }
 
+template <int V>
+static int accepts_rows_short(const shim_sgemv_args *p)
+{
+    return accepts_rows(p) && rows_short_accepts<V>(p);
+}
+
 static size_t no_work(const shim_sgemv_args *p)
 {
     (void)p;
@@ -86,6 +92,8 @@ enum {
     ROWS_MULTI32,
     ROWS_SPLITK,
     ROWS_SPLITK_SMEM,
+    ROWS_SHORT2,
+    ROWS_SHORT4,
     COLS_THREAD,
     COLS_FLOAT4,
     COLS_SPLITN,
@@ -110,6 +118,10 @@ static const shim_sgemv_variant table[VARIANT_COUNT] = {
      accepts_rows, rows_splitk_work, rows_splitk_launch},
     {"rows_splitk_smem", "split-K, warp per piece, x staged in shared memory", SHIM_SGEMV_ROWS, accepts_rows,
      rows_splitk_smem_work, rows_splitk_smem_launch},
+    {"rows_short2", "short columns: 2 blocks per lane, 8 loads per lane per tile at once, x in registers",
+     SHIM_SGEMV_ROWS, accepts_rows_short<2>, no_work, rows_short_launch<2>},
+    {"rows_short4", "short columns: 4 blocks per lane, 8 loads per lane per tile at once, x in registers",
+     SHIM_SGEMV_ROWS, accepts_rows_short<4>, no_work, rows_short_launch<4>},
     {"cols_thread", "thread per row, 4-byte loads", SHIM_SGEMV_COLUMNS, accepts_cols, no_work,
      cols_thread_launch},
     {"cols_float4", "4 rows per thread, 16-byte loads when lda % 4 == 0", SHIM_SGEMV_COLUMNS, accepts_cols,
@@ -118,25 +130,28 @@ static const shim_sgemv_variant table[VARIANT_COUNT] = {
      SHIM_SGEMV_COLUMNS, accepts_cols, cols_splitn_work, cols_splitn_launch},
 };
 
-/* rows form: split-K only when the outputs fill less than a quarter of a wave; a smaller shortfall
- * costs less than the second pass */
+/* rows form, long columns: split-K (rows_splitk) when the outputs fill less than a quarter of a wave,
+ * or when no split is planned at all (then it is rows_float4's long path with x through L1, which
+ * run 3 measured equal or better than x staged in shared memory: 95.7 vs 93.9 % on 8192^2). A
+ * planned split of 2-3 is left to rows_float4: the second pass costs more than the missing part of
+ * the wave (2048^2: 9.6 us against 11.4). */
 static const int kRowsMinSplits = 4;
+
+/* rows_short4 covers up to this many floats per column (any phase) */
+static const int kRowsShortMax = 4 * 128 - 8;
 
 static const shim_sgemv_variant *select_rows(const shim_sgemv_args *p)
 {
-    /* each lane one 16-byte block of a column: 32/N lanes cover m <= 128/N */
-    if (p->m <= 4)
-        return &table[ROWS_MULTI32];
-    if (p->m <= 8)
-        return &table[ROWS_MULTI16];
-    if (p->m <= 16)
-        return &table[ROWS_MULTI8];
-    if (p->m <= 32)
-        return &table[ROWS_MULTI4];
-    if (p->m <= 64)
-        return &table[ROWS_MULTI2];
-    if (rows_splitk_smem_splits(p) >= kRowsMinSplits)
-        return &table[ROWS_SPLITK_SMEM];
+    /* short columns: a whole column per group of lanes, every load of a tile in flight at once.
+     * Two blocks per lane while that keeps at least two lanes (one 32-byte sector) per column
+     * (m <= 16 or so), four beyond: fewer outputs per tile and shorter butterflies. */
+    if (p->m <= kRowsShortMax) {
+        const int blocks = (p->m + quad_offset(p->a) + 3) / 4;
+        return blocks <= 4 ? &table[ROWS_SHORT2] : &table[ROWS_SHORT4];
+    }
+    const int splits = rows_splitk_splits(p);
+    if (splits == 1 || splits >= kRowsMinSplits)
+        return &table[ROWS_SPLITK];
     return &table[ROWS_FLOAT4];
 }
 

@@ -16,4 +16,9 @@ size_t rows_splitk_work(const shim_sgemv_args *p)
     return rows_vec<32, 1, 4, false>::work(p, true);
 }
 
+int rows_splitk_splits(const shim_sgemv_args *p)
+{
+    return rows_vec<32, 1, 4, false>::splits(p);
+}
+
 } // namespace shim_sgemv

@@ -314,6 +314,20 @@ int main(void)
             problems += 2;
         }
 
+        /* short columns (rows_short2/4): every lanes-per-output width and both limits, each 16-byte
+         * phase of A, lda % 4 == 0 (16-byte body loads, x in registers) and lda % 4 != 0 */
+        static const int shorts[] = {6, 8, 9, 12, 24, 48, 100, 128, 200, 248, 250, 253, 256, 300, 500, 504};
+        static const int short_n[] = {1, 37, 300, 1025, 4099};
+        static const float short_alphas[] = {1.0f, -0.7f};
+        for (int t = 0; t < 32; t++) {
+            const int m = shorts[t % 16];
+            const int lda_extra = t < 16 ? (4 - m % 4) % 4 + 4 * pick_int(2) : 1 + 2 * pick_int(2);
+            c = make_case("short", trans, m, short_n[pick_int(5)], lda_extra, pick_int(4), pick_int(4), pick_int(4),
+                          pick(short_alphas, 2), pick(betas, 3));
+            run_case(&c, t % 4 == 0);
+            problems++;
+        }
+
         /* columns past the shared-memory chunks (4096 / 2048 floats) and the short-column limit */
         static const int mids[][2] = {{513, 33}, {600, 70}, {1031, 70}, {5000, 19}, {9001, 130}, {10007, 77}};
         for (int t = 0; t < 6; t++) {
