@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 
 /*                               BM   BN  BK  WM  WN TM  TN STAGES MIN_BLOCKS */
 using cfg_128x128 = pipe_config<128, 128, 16, 64, 32, 8, 8, 4, 2>;
-using cfg_128x256 = pipe_config<128, 256, 16, 64, 64, 8, 16, 3, 1>;
+using cfg_128x256 = pipe_config<128, 256, 16, 64, 64, 8, 16, 4, 1>;
 using cfg_128x64 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 3>;
 using cfg_64x64 = pipe_config<64, 64, 16, 64, 32, 8, 8, 4, 6>;
 

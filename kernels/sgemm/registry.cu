@@ -90,7 +90,7 @@ const shim_sgemm_variant variants[V_COUNT] = {
      no_work, warptile_launch},
     {"pipelined_128x128", "128x128x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_128x128_launch},
-    {"pipelined_128x256", "128x256x16, 3-stage cp.async pipeline, 64x64 warp tiles, 8x16 per thread",
+    {"pipelined_128x256", "128x256x16, 4-stage cp.async pipeline, 64x64 warp tiles, 8x16 per thread",
      accepts_any, no_work, pipelined_128x256_launch},
     {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_128x64_launch},
@@ -168,8 +168,9 @@ extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
     int best = V_PIPE_128x128;
     double best_cost = INFINITY;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
-        const double cost = plan_cost(p, plan_dp(p, cfg));
-        if (cost < best_cost) {
+        const plan pl = plan_dp(p, cfg);
+        const double cost = plan_cost(p, pl);
+        if (pl.dp_tiles > 0 && cost < best_cost) {
             best_cost = cost;
             best = variant_for_config(cfg);
         }

@@ -73,8 +73,9 @@ cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const 
     ra.dp_tiles = pl.dp_tiles;
     ra.split_tiles = pl.split_tiles;
     ra.splits = pl.splits;
+    /* long slice lists get more threads per output, so that enough loads are in flight */
     ra.groups = 1;
-    while (ra.groups < 8 && 2 * ra.groups <= pl.splits)
+    while (ra.groups < 32 && 2 * ra.groups <= pl.splits)
         ra.groups *= 2;
     ra.tiles_m = pl.tiles_m;
     ra.tiles_n = pl.tiles_n;
