@@ -260,7 +260,9 @@ int main(void)
 {
     test_require_gpu();
     uint64_t rng = test_seed();
-    TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    /* blocking: the kernels must wait for the uploads, which cudaMemcpy from pageable memory may
+     * still be finishing on the legacy stream when it returns */
+    TEST_CUDA(cudaStreamCreate(&stream));
 
     int nvar = 0;
     const shim_sgemm_variant *all = shim_sgemm_variants(&nvar);
