@@ -58,9 +58,16 @@ static cudaError_t launch_finish(const float *part, int splits, long long count,
     cfg.stream = stream;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    const cudaError_t err = cudaLaunchKernelEx(&cfg, finish_splits_kernel<G>, part, splits, count, alpha, beta, y);
-    if (err != cudaSuccess)
-        (void)cudaGetLastError(); /* returned here: do not leave it for the caller's next check */
+    cudaError_t err = cudaLaunchKernelEx(&cfg, finish_splits_kernel<G>, part, splits, count, alpha, beta, y);
+    if (err != cudaSuccess) {
+        /* a stream or driver that refuses the attribute: an ordinary launch (pdl_wait is then a
+         * no-op and stream order alone protects the partials) */
+        (void)cudaGetLastError();
+        cfg.numAttrs = 0;
+        err = cudaLaunchKernelEx(&cfg, finish_splits_kernel<G>, part, splits, count, alpha, beta, y);
+        if (err != cudaSuccess)
+            (void)cudaGetLastError(); /* returned here: do not leave it for the caller's next check */
+    }
     return err;
 }
 
