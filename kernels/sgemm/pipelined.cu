@@ -39,14 +39,21 @@ struct pipe_config {
 
 /* per-thread state for the asynchronous copies of one operand's W x BK tiles. Work is cut in
  * chunks of four elements along the contiguous side, so a warp's copies are coalesced: R modes
- * copy four consecutive rows at one l. LOAD_K4 chunk pos of a row holds l = 2 pos + {0, 1, 8, 9}:
- * a warp's e-th copies then write l = {e', e'+2, e'+4, e'+6} of 8 rows, whose banks (4 l + row,
- * with LDS = 4 mod 32) are all distinct, where four consecutive l would collide two by two. */
+ * copy four consecutive rows at one l. With BK 16 a LOAD_K4 chunk pos of a row holds
+ * l = 2 pos + {0, 1, 8, 9}: a warp's e-th copies then write l = {e', e'+2, e'+4, e'+6} of 8 rows,
+ * whose banks (4 l + row, with LDS = 4 mod 32) are all distinct, where four consecutive l would
+ * collide two by two. With BK 8 a warp covers 16 rows x 2 chunks, and four consecutive l per
+ * chunk already land the two chunks 16 banks apart. */
 template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
     static constexpr bool KC = MODE == LOAD_K4;
-    static_assert(!KC || (BK == 16 && LDS % 32 == 4), "the K4 element pattern is laid out for BK 16");
-    /* offset along k of element e of a K4 chunk */
-    static constexpr __device__ __forceinline__ int k4_off(int e) { return (e & 1) + (e >> 1) * (BK / 2); }
+    static_assert(!KC || ((BK == 16 || BK == 8) && LDS % 32 == 4),
+                  "the K4 element pattern is laid out for BK 8, 16");
+    /* offset along k of element e of a K4 chunk, and of chunk pos's first element */
+    static constexpr __device__ __forceinline__ int k4_off(int e)
+    {
+        return BK == 16 ? (e & 1) + (e >> 1) * 8 : e;
+    }
+    static constexpr __device__ __forceinline__ int k4_first(int pos) { return BK == 16 ? 2 * pos : 4 * pos; }
     static constexpr int CHUNKS = W * BK / 4;
     static constexpr int PER_THREAD = CHUNKS / THREADS;
     static constexpr int CHUNKS_PER_LINE = KC ? BK / 4 : W / 4; /* a line: one row (K4) or one l (R) */
@@ -68,7 +75,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
         const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
         interior = r0 + W <= x.rows;
         if (KC) {
-            lpos = pos * 2;
+            lpos = k4_first(pos);
             row_ok = 0;
 #pragma unroll
             for (int s = 0; s < PER_THREAD; ++s) {
@@ -289,6 +296,7 @@ using cfg_128x128 = pipe_config<128, 128, 16, 64, 32, 8, 8, 4, 2>;
 using cfg_128x256 = pipe_config<128, 256, 16, 64, 64, 8, 16, 4, 1>;
 using cfg_128x64 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 3>;
 using cfg_64x64 = pipe_config<64, 64, 16, 64, 32, 8, 8, 4, 6>;
+using cfg_128x128_k8 = pipe_config<128, 128, 8, 64, 32, 8, 8, 4, 2>;
 
 template <class CFG, int MA, int MB>
 cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
@@ -335,10 +343,9 @@ template <class CFG> constexpr tile_config describe(const char *name, int blocks
 /* blocks_per_sm: the smaller of MIN_BLOCKS (registers) and what 227 KB of shared memory holds
  * with 1 KB reserved per block; efficiency: guesses to be replaced by measurements */
 const tile_config configs[TILE_CONFIGS] = {
-    describe<cfg_128x128>("128x128", 2, 0.74),
-    describe<cfg_128x256>("128x256", 1, 0.70),
-    describe<cfg_128x64>("128x64", 3, 0.66),
-    describe<cfg_64x64>("64x64", 6, 0.56),
+    describe<cfg_128x128>("128x128", 2, 0.74),      describe<cfg_128x256>("128x256", 1, 0.70),
+    describe<cfg_128x64>("128x64", 3, 0.66),        describe<cfg_64x64>("64x64", 6, 0.56),
+    describe<cfg_128x128_k8>("128x128x8", 2, 0.72),
 };
 
 } // namespace
@@ -369,6 +376,9 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
     case TILE_128x256: err = launch_config<cfg_128x256>(ma, mb, q, sc, ws, (int)blocks, p->stream); break;
     case TILE_128x64: err = launch_config<cfg_128x64>(ma, mb, q, sc, ws, (int)blocks, p->stream); break;
     case TILE_64x64: err = launch_config<cfg_64x64>(ma, mb, q, sc, ws, (int)blocks, p->stream); break;
+    case TILE_128x128_K8:
+        err = launch_config<cfg_128x128_k8>(ma, mb, q, sc, ws, (int)blocks, p->stream);
+        break;
     default: return cudaErrorInvalidValue;
     }
     if (err != cudaSuccess || pl.split_tiles == 0)

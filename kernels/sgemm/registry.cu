@@ -44,6 +44,10 @@ cudaError_t pipelined_64x64_launch(const shim_sgemm_args *p)
 {
     return launch_plan(p, plan_dp(p, TILE_64x64));
 }
+cudaError_t pipelined_128x128x8_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_dp(p, TILE_128x128_K8));
+}
 
 cudaError_t splitk_launch(const shim_sgemm_args *p)
 {
@@ -70,6 +74,7 @@ enum variant_index {
     V_VEC4,
     V_WARPTILE,
     V_PIPE_128x128,
+    V_PIPE_128x128_K8,
     V_PIPE_128x256,
     V_PIPE_128x64,
     V_PIPE_64x64,
@@ -90,6 +95,8 @@ const shim_sgemm_variant variants[V_COUNT] = {
      no_work, warptile_launch},
     {"pipelined_128x128", "128x128x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_128x128_launch},
+    {"pipelined_128x128x8", "pipelined_128x128 with k tiles of 8: half the unrolled loop, twice the barriers",
+     accepts_any, no_work, pipelined_128x128x8_launch},
     {"pipelined_128x256", "128x256x16, 4-stage cp.async pipeline, 64x64 warp tiles, 8x16 per thread",
      accepts_any, no_work, pipelined_128x256_launch},
     {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
@@ -108,6 +115,7 @@ int variant_for_config(int cfg)
     case TILE_128x256: return V_PIPE_128x256;
     case TILE_128x64: return V_PIPE_128x64;
     case TILE_64x64: return V_PIPE_64x64;
+    case TILE_128x128_K8: return V_PIPE_128x128_K8;
     default: return V_PIPE_128x128;
     }
 }

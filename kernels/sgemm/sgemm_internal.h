@@ -21,7 +21,14 @@ cudaError_t scale_c_launch(const shim_sgemm_args *p);
 
 /* ---- the pipelined kernel family: tile configurations and launch plans ------------------------ */
 
-enum tile_config_id { TILE_128x128 = 0, TILE_128x256 = 1, TILE_128x64 = 2, TILE_64x64 = 3, TILE_CONFIGS = 4 };
+enum tile_config_id {
+    TILE_128x128 = 0,
+    TILE_128x256 = 1,
+    TILE_128x64 = 2,
+    TILE_64x64 = 3,
+    TILE_128x128_K8 = 4,
+    TILE_CONFIGS = 5
+};
 
 struct tile_config {
     const char *name;
