@@ -139,8 +139,7 @@ static void measure_cpu(shim_cost_model *m)
 {
     /* sgemm: t = call + flops / rate from two sizes */
     const int big = 1024, small = 128;
-    /* room for three 1024 x 1024 matrices, or one 1024 x 3072 matrix and its two vectors */
-    const size_t floats = 3 * (size_t)big * big + 4 * (size_t)big;
+    const size_t floats = 3 * (size_t)big * big;
     float *a = malloc(sizeof(float) * floats);
     if (!a)
         return;
@@ -158,15 +157,23 @@ static void measure_cpu(shim_cost_model *m)
     m->cpu_sgemm_call_ms = t_small - f_small / (m->cpu_sgemm_gflops * 1e6);
     if (m->cpu_sgemm_call_ms < 0)
         m->cpu_sgemm_call_ms = 0;
-    /* sgemv: bytes of A per second from a 12 MB matrix and the fixed cost from a tiny one */
-    shim_gemv_problem vb = {1, 1024, 3072, 1.0f, a, 1024, a + 1024 * 3072, 1, 0.0f, a + 1024 * 3072 + 1024,
-                            1};
-    shim_gemv_problem vs = {1, 64, 64, 1.0f, a, 64, a + 1024 * 3072, 1, 0.0f, a + 1024 * 3072 + 1024, 1};
-    double t_vb, t_vs;
-    BEST_OF(3, t_vb, shim_cpu_sgemv(&vb));
-    BEST_OF(5, t_vs, shim_cpu_sgemv(&vs));
-    m->cpu_sgemv_gbps = 4.0 * 1024 * 3072 / ((t_vb - t_vs > 1e-6 ? t_vb - t_vs : 1e-6) * 1e6);
-    m->cpu_sgemv_call_ms = t_vs;
+    /* sgemv: bytes of A per second from a 64 MB matrix (beyond the CPU's caches, as the calls that
+     * could go to the GPU are) and the fixed cost from a tiny one */
+    const int rows = 4096, cols = 4096;
+    float *v = malloc(sizeof(float) * ((size_t)rows * cols + rows + cols));
+    if (v) {
+        for (size_t i = 0; i < (size_t)rows * cols + rows + cols; i++)
+            v[i] = (float)(i % 1021) * 1e-3f - 0.5f;
+        float *x = v + (size_t)rows * cols, *y = x + rows;
+        shim_gemv_problem vb = {1, rows, cols, 1.0f, v, rows, x, 1, 0.0f, y, 1};
+        shim_gemv_problem vs = {1, 64, 64, 1.0f, v, 64, x, 1, 0.0f, y, 1};
+        double t_vb, t_vs;
+        BEST_OF(3, t_vb, shim_cpu_sgemv(&vb));
+        BEST_OF(5, t_vs, shim_cpu_sgemv(&vs));
+        m->cpu_sgemv_gbps = 4.0 * rows * (double)cols / ((t_vb - t_vs > 1e-6 ? t_vb - t_vs : 1e-6) * 1e6);
+        m->cpu_sgemv_call_ms = t_vs;
+        free(v);
+    }
     free(a);
 }
 

@@ -98,8 +98,8 @@ int shim_sgemv_worth_modelling(const shim_gemv_problem *p)
     X(d2h_gbps)                                                                                              \
     X(pack_gbps)                                                                                             \
     X(gpu_sgemm_gflops)                                                                                      \
-    X(gpu_sgemv_gbps) X(gpu_call_ms) X(cpu_sgemm_gflops) X(cpu_sgemm_call_ms) X(cpu_sgemv_gbps)              \
-        X(cpu_sgemv_call_ms)
+    X(gpu_sgemv_gbps)                                                                                        \
+    X(gpu_call_ms) X(cpu_sgemm_gflops) X(cpu_sgemm_call_ms) X(cpu_sgemv_gbps) X(cpu_sgemv_call_ms)
 
 int shim_cost_model_format(const shim_cost_model *m, char *out, int len)
 {

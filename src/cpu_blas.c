@@ -1,6 +1,7 @@
 #include "cpu_blas.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,10 +26,13 @@ static struct {
     void *handle; /* dlopen handle of the CPU BLAS, NULL when none was found */
     sgemv_fn sgemv;
     sgemm_fn sgemm;
-    char tried[1024]; /* what was tried, for the error line */
-    char origin[512]; /* where the CPU BLAS came from, for the verbose trace */
+    int beta0_reads_y; /* its sgemv reads y when beta == 0 (NaN there would survive) */
+    int beta0_reads_c; /* likewise its sgemm and C */
+    char tried[1024];  /* what was tried, for the error line */
+    char origin[512];  /* where the CPU BLAS came from, for the verbose trace */
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static __thread int guard_depth;
 
 static int in_this_library(const void *sym)
@@ -96,11 +100,61 @@ static void resolve(void)
     try_path("the built-in default ", SHIMBLAS_CPU_BLAS_DEFAULT, RTLD_NOW | RTLD_LOCAL);
 }
 
+/* nonzero when any of the n values is NaN or infinite */
+static int any_nonfinite(const float *v, int n, int step)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i * step]))
+            return 1;
+    return 0;
+}
+
+/* Reference BLAS writes y and C without reading them when beta == 0; not every CPU BLAS does.
+ * Ask this one, once, at a few sizes and strides: if NaN or Inf in the output survives, shimblas
+ * clears outputs before handing it beta == 0 calls; otherwise it saves that pass. */
+static void probe_beta_zero(void)
+{
+    enum { M = 70, N = 70, K = 3 };
+    static float a[M * K], b[K * N], c[M * N], y[2 * M];
+    for (int i = 0; i < M * K; i++)
+        a[i] = (float)(i % 5) - 2.0f;
+    for (int i = 0; i < K * N; i++)
+        b[i] = (float)(i % 3) - 1.0f;
+    const float one = 1.0f, zero = 0.0f;
+    const int sizes[2] = {2, M}, incs[2] = {1, 2};
+    guard_depth++;
+    for (int t = 0; t < 2; t++) {
+        int n = sizes[t], k = K, inc = incs[t];
+        for (int i = 0; i < 2 * M; i++)
+            y[i] = i % 2 ? NAN : INFINITY;
+        cpu.sgemv("N", &n, &k, &one, a, &n, b, &inc, &zero, y, &inc, 1);
+        cpu.beta0_reads_y |= any_nonfinite(y, n, inc);
+        for (int i = 0; i < M * N; i++)
+            c[i] = i % 2 ? NAN : -INFINITY;
+        cpu.sgemm("N", "N", &n, &n, &k, &one, a, &n, b, &k, &zero, c, &n, 1, 1);
+        cpu.beta0_reads_c |= any_nonfinite(c, n * n, 1);
+    }
+    guard_depth--;
+    if (shim_config_get()->verbose && (cpu.beta0_reads_y || cpu.beta0_reads_c))
+        shim_log("the CPU BLAS reads outputs when beta == 0: shimblas clears them before such calls");
+}
+
+/* the probe runs on the first outermost call; calls nested inside the CPU BLAS (the probe's own
+ * included) must not wait for it */
+static void probe_once_outside(void)
+{
+    if (guard_depth == 0)
+        pthread_once(&probe_once, probe_beta_zero);
+}
+
 static void resolve_and_tell(void)
 {
     resolve();
     if (cpu.handle && shim_config_get()->verbose)
-        shim_log("CPU BLAS: %s", cpu.origin);
+        shim_log("CPU BLAS: %s%s", cpu.origin,
+                 cpu.beta0_reads_y || cpu.beta0_reads_c
+                     ? " (reads outputs when beta == 0: shimblas clears them first)"
+                     : "");
 }
 
 static void *require_handle(void)
@@ -142,9 +196,10 @@ void shim_cpu_sgemv(const shim_gemv_problem *p)
         shim_scale_vector(shim_gemv_leny(p), p->beta, p->y, p->incy);
         return;
     }
-    if (p->beta == 0.0f)
-        shim_scale_vector(shim_gemv_leny(p), 0.0f, p->y, p->incy);
     require_handle();
+    probe_once_outside();
+    if (p->beta == 0.0f && cpu.beta0_reads_y)
+        shim_scale_vector(shim_gemv_leny(p), 0.0f, p->y, p->incy);
     char trans = p->trans ? 'T' : 'N';
     guard_depth++;
     cpu.sgemv(&trans, &p->m, &p->n, &p->alpha, p->a, &p->lda, p->x, &p->incx, &p->beta, p->y, &p->incy, 1);
@@ -157,9 +212,10 @@ void shim_cpu_sgemm(const shim_gemm_problem *p)
         shim_scale_matrix(p->m, p->n, p->beta, p->c, p->ldc);
         return;
     }
-    if (p->beta == 0.0f)
-        shim_scale_matrix(p->m, p->n, 0.0f, p->c, p->ldc);
     require_handle();
+    probe_once_outside();
+    if (p->beta == 0.0f && cpu.beta0_reads_c)
+        shim_scale_matrix(p->m, p->n, 0.0f, p->c, p->ldc);
     char ta = p->transa ? 'T' : 'N', tb = p->transb ? 'T' : 'N';
     guard_depth++;
     cpu.sgemm(&ta, &tb, &p->m, &p->n, &p->k, &p->alpha, p->a, &p->lda, p->b, &p->ldb, &p->beta, p->c, &p->ldc,

@@ -5,11 +5,11 @@
 #include "gpu.h"
 #include "log.h"
 
-enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, int on_device,
+enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, shim_staging on_device,
                              shim_call_record *rec)
 {
     const char *why;
-    if (on_device) {
+    if (on_device.a || on_device.b || on_device.c) {
         /* whatever the mode: a device pointer must never reach the CPU BLAS */
         rec->note = "operands in device memory";
         return SHIM_GPU;
@@ -40,7 +40,9 @@ enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, i
             rec->note = "no cost model";
             return SHIM_CPU;
         }
-        ops->predict(m, problem, &rec->predicted_cpu_ms, &rec->predicted_gpu_ms);
+        /* an operand the call does not touch counts as resident: nothing of it crosses the bus */
+        shim_staging staged = {!on_device.a, !on_device.b, !on_device.c};
+        ops->predict(m, problem, staged, &rec->predicted_cpu_ms, &rec->predicted_gpu_ms);
         return shim_prefer_gpu(rec->predicted_cpu_ms, rec->predicted_gpu_ms) ? SHIM_GPU : SHIM_CPU;
     }
     }

@@ -19,8 +19,10 @@ void shim_execute(const shim_routine_ops *ops, const void *problem)
     if (ops->quick_return(problem)) {
         rec.side = SHIM_TRIVIAL;
     } else {
-        int on_device = ops->on_device(problem);
-        rec.side = shim_dispatch(ops, problem, on_device, &rec);
+        shim_staging resident;
+        ops->residency(problem, &resident);
+        int on_device = resident.a || resident.b || resident.c;
+        rec.side = shim_dispatch(ops, problem, resident, &rec);
         if (rec.side == SHIM_GPU) {
             const char *why = NULL;
             if (ops->run_gpu(problem, &why) != 0) {

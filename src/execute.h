@@ -12,8 +12,9 @@ typedef struct shim_routine_ops {
     enum shim_routine routine;
     /* nothing to do at all (reference BLAS's quick return) */
     int (*quick_return)(const void *problem);
-    /* some operand the call reads or writes lives in device (or managed) memory */
-    int (*on_device)(const void *problem);
+    /* which operands the call reads or writes live in device (or managed) memory: a, b (x) and
+     * c (y) of *out are 1 for those, 0 for host memory and for operands the call never touches */
+    void (*residency)(const void *problem, shim_staging *out);
     /* only a beta scaling of the output is left (alpha == 0, or k == 0 for gemm) */
     int (*scaling_only)(const void *problem);
     /* 0 on success; nonzero leaves the output as it was and sets *why */
@@ -22,8 +23,9 @@ typedef struct shim_routine_ops {
     void (*describe)(const void *problem, char *out, size_t len);
     /* auto mode: could the GPU win at all (no CUDA is touched for calls that say no) */
     int (*worth_modelling)(const void *problem);
-    /* auto mode: predicted milliseconds on each side */
-    void (*predict)(const shim_cost_model *m, const void *problem, double *cpu_ms, double *gpu_ms);
+    /* auto mode: predicted milliseconds on each side; staged: the operands that would cross the bus */
+    void (*predict)(const shim_cost_model *m, const void *problem, shim_staging staged, double *cpu_ms,
+                    double *gpu_ms);
 } shim_routine_ops;
 
 void shim_execute(const shim_routine_ops *ops, const void *problem);

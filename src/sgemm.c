@@ -19,12 +19,13 @@ static int gemm_scaling_only(const void *problem)
     return p->alpha == 0.0f || p->k == 0;
 }
 
-static int gemm_on_device(const void *problem)
+static void gemm_residency(const void *problem, shim_staging *out)
 {
     const shim_gemm_problem *p = problem;
-    return shim_gpu_is_device_pointer(p->c) ||
-           (p->alpha != 0.0f && p->k > 0 &&
-            (shim_gpu_is_device_pointer(p->a) || shim_gpu_is_device_pointer(p->b)));
+    int reads_inputs = p->alpha != 0.0f && p->k > 0;
+    out->a = reads_inputs && shim_gpu_is_device_pointer(p->a);
+    out->b = reads_inputs && shim_gpu_is_device_pointer(p->b);
+    out->c = shim_gpu_is_device_pointer(p->c);
 }
 
 static int gemm_gpu(const void *problem, const char **why)
@@ -49,18 +50,16 @@ static int gemm_worth_modelling(const void *problem)
     return shim_sgemm_worth_modelling(problem);
 }
 
-static void gemm_predict(const shim_cost_model *m, const void *problem, double *cpu_ms, double *gpu_ms)
+static void gemm_predict(const shim_cost_model *m, const void *problem, shim_staging staged, double *cpu_ms,
+                         double *gpu_ms)
 {
-    const shim_gemm_problem *p = problem;
-    shim_staging s = {!shim_gpu_is_device_pointer(p->a), !shim_gpu_is_device_pointer(p->b),
-                      !shim_gpu_is_device_pointer(p->c)};
-    shim_predict_sgemm(m, p, s, cpu_ms, gpu_ms);
+    shim_predict_sgemm(m, problem, staged, cpu_ms, gpu_ms);
 }
 
 static const shim_routine_ops gemm_ops = {
     .routine = SHIM_SGEMM,
     .quick_return = gemm_quick_return,
-    .on_device = gemm_on_device,
+    .residency = gemm_residency,
     .scaling_only = gemm_scaling_only,
     .run_gpu = gemm_gpu,
     .run_cpu = gemm_cpu,

@@ -18,11 +18,13 @@ static int gemv_scaling_only(const void *problem)
     return ((const shim_gemv_problem *)problem)->alpha == 0.0f;
 }
 
-static int gemv_on_device(const void *problem)
+static void gemv_residency(const void *problem, shim_staging *out)
 {
     const shim_gemv_problem *p = problem;
-    return shim_gpu_is_device_pointer(p->y) ||
-           (p->alpha != 0.0f && (shim_gpu_is_device_pointer(p->a) || shim_gpu_is_device_pointer(p->x)));
+    int reads_inputs = p->alpha != 0.0f;
+    out->a = reads_inputs && shim_gpu_is_device_pointer(p->a);
+    out->b = reads_inputs && shim_gpu_is_device_pointer(p->x);
+    out->c = shim_gpu_is_device_pointer(p->y);
 }
 
 static int gemv_gpu(const void *problem, const char **why)
@@ -47,18 +49,16 @@ static int gemv_worth_modelling(const void *problem)
     return shim_sgemv_worth_modelling(problem);
 }
 
-static void gemv_predict(const shim_cost_model *m, const void *problem, double *cpu_ms, double *gpu_ms)
+static void gemv_predict(const shim_cost_model *m, const void *problem, shim_staging staged, double *cpu_ms,
+                         double *gpu_ms)
 {
-    const shim_gemv_problem *p = problem;
-    shim_staging s = {!shim_gpu_is_device_pointer(p->a), !shim_gpu_is_device_pointer(p->x),
-                      !shim_gpu_is_device_pointer(p->y)};
-    shim_predict_sgemv(m, p, s, cpu_ms, gpu_ms);
+    shim_predict_sgemv(m, problem, staged, cpu_ms, gpu_ms);
 }
 
 static const shim_routine_ops gemv_ops = {
     .routine = SHIM_SGEMV,
     .quick_return = gemv_quick_return,
-    .on_device = gemv_on_device,
+    .residency = gemv_residency,
     .scaling_only = gemv_scaling_only,
     .run_gpu = gemv_gpu,
     .run_cpu = gemv_cpu,

@@ -16,6 +16,14 @@ int main(void)
     for (int i = 0; i < K * N; i++)
         b[i] = (float)(i % 3) + 0.25f;
     shimblas_set_mode(SHIMBLAS_MODE_CPU);
+    /* a first call finds the CPU BLAS (and lets shimblas probe it); count only the second */
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, M, b, K, 0.0f, c, M);
+    void *fake = dlopen(getenv("SHIMBLAS_CPU_BLAS"), RTLD_NOW | RTLD_NOLOAD);
+    int *gemv_calls = fake ? dlsym(fake, "fake_blas_sgemv_calls") : NULL;
+    int *gemm_calls = fake ? dlsym(fake, "fake_blas_sgemm_calls") : NULL;
+    if (gemv_calls && gemm_calls)
+        *gemv_calls = *gemm_calls = 0;
+    shimblas_reset_stats();
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, M, b, K, 0.0f, c, M);
 
     int failures = 0;
@@ -29,9 +37,6 @@ int main(void)
                 failures++;
             }
         }
-    void *fake = dlopen(getenv("SHIMBLAS_CPU_BLAS"), RTLD_NOW | RTLD_NOLOAD);
-    int *gemv_calls = fake ? dlsym(fake, "fake_blas_sgemv_calls") : NULL;
-    int *gemm_calls = fake ? dlsym(fake, "fake_blas_sgemm_calls") : NULL;
     shimblas_stats st;
     shimblas_get_stats(&st);
     if (!gemv_calls || !gemm_calls || *gemm_calls != 1 || *gemv_calls != N) {
