@@ -1,5 +1,7 @@
 #include "cost_model.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,6 +91,91 @@ int shim_sgemv_worth_modelling(const shim_gemv_problem *p)
 {
     /* A of at least 4 MB: smaller ones sit in the CPU's caches */
     return 4.0 * p->m * (double)p->n >= 4.0 * (1 << 20);
+}
+
+/* ---- learning from measured calls ------------------------------------------------------------------ */
+
+#define FEEDBACK_SLOTS 1024
+
+typedef struct feedback_entry {
+    unsigned key; /* 0: empty */
+    float factor[2];
+    unsigned char seen[2];
+} feedback_entry;
+
+static feedback_entry feedback[FEEDBACK_SLOTS];
+static pthread_mutex_t feedback_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* floor(2 log2 v): octaves split at sqrt(2) */
+static unsigned half_octave(int v)
+{
+    if (v <= 1)
+        return 0;
+    unsigned b = 31u - (unsigned)__builtin_clz((unsigned)v);
+    uint64_t sq = (uint64_t)v * (uint64_t)v;
+    return (2 * b + (sq >= (uint64_t)2 << (2 * b))) & 0xff;
+}
+
+unsigned shim_feedback_key(int routine, int m, int n, int k)
+{
+    return 1u + ((unsigned)routine << 24 | half_octave(m) << 16 | half_octave(n) << 8 | half_octave(k));
+}
+
+/* the entry for key, claimed if absent; NULL when the table is full (then nothing is learned) */
+static feedback_entry *entry(unsigned key, int claim)
+{
+    for (unsigned i = 0; i < FEEDBACK_SLOTS; i++) {
+        feedback_entry *e = &feedback[(key * 2654435761u + i) % FEEDBACK_SLOTS];
+        if (e->key == key)
+            return e;
+        if (e->key == 0) {
+            if (!claim)
+                return NULL;
+            *e = (feedback_entry){key, {1.0f, 1.0f}, {0, 0}};
+            return e;
+        }
+    }
+    return NULL;
+}
+
+void shim_feedback_apply(unsigned key, double *cpu_ms, double *gpu_ms)
+{
+    pthread_mutex_lock(&feedback_lock);
+    feedback_entry *e = entry(key, 0);
+    if (e) {
+        *cpu_ms *= e->factor[0];
+        *gpu_ms *= e->factor[1];
+    }
+    pthread_mutex_unlock(&feedback_lock);
+}
+
+void shim_feedback_record(unsigned key, int side, double predicted_ms, double measured_ms)
+{
+    if (!(predicted_ms > 0) || !(measured_ms > 0) || side < 0 || side > 1)
+        return;
+    double ratio = measured_ms / predicted_ms;
+    ratio = ratio < 0.25 ? 0.25 : ratio > 8.0 ? 8.0 : ratio;
+    pthread_mutex_lock(&feedback_lock);
+    feedback_entry *e = entry(key, 1);
+    if (e) {
+        if (e->seen[side] == 0)
+            e->seen[side] = 1; /* the first call carries one-time costs */
+        else if (e->seen[side] == 1) {
+            e->factor[side] = (float)ratio;
+            e->seen[side] = 2;
+        } else {
+            e->factor[side] = (float)(0.5 * e->factor[side] + 0.5 * ratio);
+        }
+    }
+    pthread_mutex_unlock(&feedback_lock);
+}
+
+void shim_feedback_reset(void)
+{
+    pthread_mutex_lock(&feedback_lock);
+    for (int i = 0; i < FEEDBACK_SLOTS; i++)
+        feedback[i] = (feedback_entry){0};
+    pthread_mutex_unlock(&feedback_lock);
 }
 
 /* ---- the cache file's text form ------------------------------------------------------------------ */

@@ -37,6 +37,19 @@ int shim_prefer_gpu(double cpu_ms, double gpu_ms);
 int shim_sgemm_worth_modelling(const shim_gemm_problem *p);
 int shim_sgemv_worth_modelling(const shim_gemv_problem *p);
 
+/* Corrections learned from the calls themselves. The model's rates are measured on squares; a CPU
+ * BLAS or a kernel can be several times off that on other shapes (long k, one tiny dimension).
+ * Each measured call updates, for its routine and shape class (half-octaves of m, n, k) and the
+ * side it ran on, the ratio of measured to predicted time; later predictions for that class are
+ * scaled by it. The first call of a class and side is not learned from: it carries one-time
+ * costs (CUDA context, pinned buffers, the CPU BLAS's thread start). */
+unsigned shim_feedback_key(int routine, int m, int n, int k);
+/* scales the two predictions by what was learned for the key */
+void shim_feedback_apply(unsigned key, double *cpu_ms, double *gpu_ms);
+/* side: 0 for the CPU, 1 for the GPU; predicted is the unscaled prediction for that side */
+void shim_feedback_record(unsigned key, int side, double predicted_ms, double measured_ms);
+void shim_feedback_reset(void);
+
 /* The process's model: measured once (or read from the cache file), NULL when it cannot be had */
 const shim_cost_model *shim_cost_model_get(void);
 

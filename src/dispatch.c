@@ -42,7 +42,13 @@ enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, s
         }
         /* an operand the call does not touch counts as resident: nothing of it crosses the bus */
         shim_staging staged = {!on_device.a, !on_device.b, !on_device.c};
-        ops->predict(m, problem, staged, &rec->predicted_cpu_ms, &rec->predicted_gpu_ms);
+        ops->predict(m, problem, staged, &rec->raw_predicted_ms[0], &rec->raw_predicted_ms[1]);
+        int dims[3];
+        ops->shape(problem, dims);
+        rec->feedback_key = shim_feedback_key(ops->routine, dims[0], dims[1], dims[2]);
+        rec->predicted_cpu_ms = rec->raw_predicted_ms[0];
+        rec->predicted_gpu_ms = rec->raw_predicted_ms[1];
+        shim_feedback_apply(rec->feedback_key, &rec->predicted_cpu_ms, &rec->predicted_gpu_ms);
         return shim_prefer_gpu(rec->predicted_cpu_ms, rec->predicted_gpu_ms) ? SHIM_GPU : SHIM_CPU;
     }
     }

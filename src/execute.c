@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 
 #include "config.h"
+#include "cost_model.h"
 #include "cpu_blas.h"
 #include "dispatch.h"
 #include "log.h"
@@ -49,6 +50,9 @@ void shim_execute(const shim_routine_ops *ops, const void *problem)
         }
     }
     rec.ms = shim_now_ms() - t0;
+    if (rec.feedback_key && (rec.side == SHIM_CPU || rec.side == SHIM_GPU))
+        shim_feedback_record(rec.feedback_key, rec.side == SHIM_GPU,
+                             rec.raw_predicted_ms[rec.side == SHIM_GPU], rec.ms);
     if (shim_config_get()->verbose)
         ops->describe(problem, rec.shape, sizeof rec.shape);
     shim_stats_record(&rec);

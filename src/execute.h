@@ -21,6 +21,8 @@ typedef struct shim_routine_ops {
     int (*run_gpu)(const void *problem, const char **why);
     void (*run_cpu)(const void *problem);
     void (*describe)(const void *problem, char *out, size_t len);
+    /* m, n, k of the call (k = 0 for sgemv): the shape class the cost model learns under */
+    void (*shape)(const void *problem, int dims[3]);
     /* auto mode: could the GPU win at all (no CUDA is touched for calls that say no) */
     int (*worth_modelling)(const void *problem);
     /* auto mode: predicted milliseconds on each side; staged: the operands that would cross the bus */

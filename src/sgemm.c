@@ -45,6 +45,15 @@ static void gemm_describe(const void *problem, char *out, size_t len)
              p->transb ? 'T' : 'N', p->m, p->n, p->k, p->lda, p->ldb, p->ldc, p->alpha, p->beta);
 }
 
+static void gemm_shape(const void *problem, int dims[3])
+{
+    const shim_gemm_problem *p = problem;
+    int d[3] = {p->m, p->n, p->k};
+    dims[0] = d[0];
+    dims[1] = d[1];
+    dims[2] = d[2];
+}
+
 static int gemm_worth_modelling(const void *problem)
 {
     return shim_sgemm_worth_modelling(problem);
@@ -64,6 +73,7 @@ static const shim_routine_ops gemm_ops = {
     .run_gpu = gemm_gpu,
     .run_cpu = gemm_cpu,
     .describe = gemm_describe,
+    .shape = gemm_shape,
     .worth_modelling = gemm_worth_modelling,
     .predict = gemm_predict,
 };

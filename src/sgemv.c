@@ -44,6 +44,15 @@ static void gemv_describe(const void *problem, char *out, size_t len)
              p->n, p->lda, p->incx, p->incy, p->alpha, p->beta);
 }
 
+static void gemv_shape(const void *problem, int dims[3])
+{
+    const shim_gemv_problem *p = problem;
+    int d[3] = {p->m, p->n, 0};
+    dims[0] = d[0];
+    dims[1] = d[1];
+    dims[2] = d[2];
+}
+
 static int gemv_worth_modelling(const void *problem)
 {
     return shim_sgemv_worth_modelling(problem);
@@ -63,6 +72,7 @@ static const shim_routine_ops gemv_ops = {
     .run_gpu = gemv_gpu,
     .run_cpu = gemv_cpu,
     .describe = gemv_describe,
+    .shape = gemv_shape,
     .worth_modelling = gemv_worth_modelling,
     .predict = gemv_predict,
 };

@@ -13,6 +13,8 @@ typedef struct shim_call_record {
     double predicted_cpu_ms; /* the cost model's predictions, < 0 when not made */
     double predicted_gpu_ms;
     double ms;        /* measured wall time of the call */
+    unsigned feedback_key;      /* auto mode: the shape class the prediction was made for, 0 if none */
+    double raw_predicted_ms[2]; /* the unscaled predictions (cpu, gpu) */
     const char *note; /* why, when the side was not the obvious one; may be NULL */
 } shim_call_record;
 

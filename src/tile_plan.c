@@ -64,7 +64,13 @@ int shim_plan_tiles(int m, int n, int k, int transa, int transb, int stage_a, in
         *out = (shim_tile_plan){m, n, k > 0 ? k : 1, 1, 1, 1, 0, 0, 0, 0};
         return 0;
     }
-    int tm = part(m, TILE), tn = part(n, TILE), kc = k > 0 ? part(k, TILE) : 1;
+    int tm = part(m, TILE), tn = part(n, TILE);
+    /* k chunks sized so a block of A or B holds about 16 MB: 2048 for full tiles, longer for thin
+     * ones (a 128-wide tile takes k in chunks of 32768, not 32 launches of 2048) */
+    int wide = tm > tn ? tm : tn;
+    int kc_target = (int)(((size_t)16 << 20) / (sizeof(float) * (size_t)wide));
+    kc_target = kc_target < TILE ? TILE : kc_target > 65536 ? 65536 : kc_target;
+    int kc = k > 0 ? part(k, kc_target) : 1;
     for (;;) {
         if (try_plan(m, n, k, transa, transb, stage_a, stage_b, stage_c, budget, tm, tn, kc, out) == 0)
             return 0;

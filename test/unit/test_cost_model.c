@@ -91,6 +91,28 @@ int main(void)
     expect("100x100 sgemv is not worth measuring", !shim_sgemv_worth_modelling(&small_v));
     expect("16384^2 sgemv is worth measuring", shim_sgemv_worth_modelling(&v));
 
+    /* learning from measured calls: the first call of a class is ignored, later ones scale it */
+    shim_feedback_reset();
+    unsigned key = shim_feedback_key(1, 128, 128, 65536), other = shim_feedback_key(1, 4096, 4096, 4096);
+    expect("shape classes differ", key != other && key != 0);
+    expect("nearby shapes share a class", key == shim_feedback_key(1, 130, 129, 70000));
+    double c = 1.0, g = 2.0;
+    shim_feedback_record(key, 0, 1.0, 4.0);
+    shim_feedback_apply(key, &c, &g);
+    expect("the first call is not learned from", c == 1.0 && g == 2.0);
+    shim_feedback_record(key, 0, 1.0, 4.0);
+    c = 1.0, g = 2.0;
+    shim_feedback_apply(key, &c, &g);
+    expect("a CPU four times slower than predicted is seen as such", c == 4.0 && g == 2.0);
+    expect("and the decision flips to the GPU", shim_prefer_gpu(c, g));
+    c = 1.0, g = 2.0;
+    shim_feedback_apply(other, &c, &g);
+    expect("other classes are untouched", c == 1.0 && g == 2.0);
+    shim_feedback_record(key, 0, 1.0, 1000.0);
+    c = 1.0;
+    shim_feedback_apply(key, &c, &g);
+    expect("one wild measurement moves the factor only so far", c <= 8.0);
+
     char text[1024];
     shim_cost_model back;
     memset(&back, 0, sizeof back);

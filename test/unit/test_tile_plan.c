@@ -59,6 +59,14 @@ int main(void)
         failures++;
     }
 
+    /* thin tiles take k in long chunks: few launches */
+    shim_plan_tiles(128, 128, 65536, 0, 0, 1, 1, 1, big, &p);
+    cases++;
+    if (p.kt > 2) {
+        printf("FAIL 128x128x65536: %d k chunks of %d\n", p.kt, p.kc);
+        failures++;
+    }
+
     shim_panel_plan q;
     int sizes[][2] = {{1048576, 16}, {16, 1048576}, {16384, 16384}, {65536, 256}, {1, 1}, {5000000, 3}};
     for (int i = 0; i < 6; i++) {
