@@ -148,10 +148,13 @@ static int spot_check_gemv(int trans, int m, int n, const float *a, const float 
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s blas|cublas LABEL OUT.csv [quick]\n", argv[0]);
+        fprintf(stderr, "usage: %s blas|cublas LABEL OUT.csv [quick] [sgemv|sgemm]\n", argv[0]);
         return 2;
     }
     int use_cublas = strcmp(argv[1], "cublas") == 0, quick = argc > 4 && strcmp(argv[4], "quick") == 0;
+    /* "sgemv" / "sgemm" as the last argument runs only that routine */
+    int only_gemv = argc > 4 && strcmp(argv[argc - 1], "sgemv") == 0;
+    int only_gemm = argc > 4 && strcmp(argv[argc - 1], "sgemm") == 0;
     const char *label = argv[2];
     FILE *csv = fopen(argv[3], "a");
     if (!csv)
@@ -177,7 +180,7 @@ int main(int argc, char **argv)
         {256, 256, 256},    {512, 512, 512},      {1024, 1024, 1024},   {2048, 2048, 2048}, {4096, 4096, 4096},
         {8192, 8192, 8192}, {16384, 16384, 16384}, {4096, 4096, 64},    {64, 4096, 4096},   {8192, 128, 8192},
         {1000, 1000, 1000}, {4097, 4097, 4097},    {16384, 16384, 256}, {128, 128, 65536}};
-    int gemm_count = quick ? 6 : (int)(sizeof gemm_shapes / sizeof gemm_shapes[0]);
+    int gemm_count = only_gemv ? 0 : quick ? 6 : (int)(sizeof gemm_shapes / sizeof gemm_shapes[0]);
     for (int s = 0; s < gemm_count; s++) {
         int m = gemm_shapes[s][0], n = gemm_shapes[s][1], k = gemm_shapes[s][2];
         float *a = malloc(sizeof(float) * (size_t)m * k), *b = malloc(sizeof(float) * (size_t)k * n);
@@ -207,7 +210,7 @@ int main(int argc, char **argv)
     /* sgemv: the PERF shapes (M x K), row-major NoTrans (canonical T, m = K) and column-major NoTrans */
     static const int gemv_shapes[][2] = {{1048576, 16}, {524288, 32}, {1048576, 64}, {131072, 128},
                                          {256, 65536},  {4096, 4096}, {16384, 16384}};
-    int gemv_count = quick ? 3 : (int)(sizeof gemv_shapes / sizeof gemv_shapes[0]);
+    int gemv_count = only_gemm ? 0 : quick ? 3 : (int)(sizeof gemv_shapes / sizeof gemv_shapes[0]);
     for (int s = 0; s < gemv_count; s++) {
         for (int layout = 0; layout < 2; layout++) {
             int rows = gemv_shapes[s][0], cols = gemv_shapes[s][1];
