@@ -88,27 +88,75 @@ static void cublas_sgemv(int trans, int m, int n, const float *a, const float *x
     check_cuda(cudaMemcpy(y, dy, sy * 4, cudaMemcpyDeviceToHost), "copy y");
 }
 
-/* median of the timed calls; one warm-up call first (it absorbs library start-up costs) */
-#define TIME_CALLS(budget_ms, max_reps, median, call)                                                                  \
-    do {                                                                                                               \
-        double times_[64];                                                                                             \
-        int n_ = 0;                                                                                                    \
-        double spent_ = 0;                                                                                             \
-        call;                                                                                                          \
-        while (n_ < (max_reps) && (n_ == 0 || spent_ < (budget_ms))) {                                                 \
-            double t0_ = now_ms();                                                                                     \
-            call;                                                                                                      \
-            times_[n_] = now_ms() - t0_;                                                                               \
-            spent_ += times_[n_++];                                                                                    \
-        }                                                                                                              \
-        for (int i_ = 1; i_ < n_; i_++)                                                                                \
-            for (int j_ = i_; j_ > 0 && times_[j_ - 1] > times_[j_]; j_--) {                                           \
-                double t_ = times_[j_];                                                                                \
-                times_[j_] = times_[j_ - 1];                                                                           \
-                times_[j_ - 1] = t_;                                                                                   \
-            }                                                                                                          \
-        median = n_ % 2 ? times_[n_ / 2] : 0.5 * (times_[n_ / 2 - 1] + times_[n_ / 2]);                                \
-    } while (0)
+/* One call of the shape under test: which == 0 runs the engine being measured, which == 1 the CPU
+ * BLAS itself (its own symbol, whatever LD_PRELOAD put in front), for the in-process baseline. */
+typedef struct call_ctx {
+    int gemm, trans, m, n, k;
+    const float *a, *b;
+    float *c;
+} call_ctx;
+
+static sgemm_fn base_sgemm;
+static sgemv_fn base_sgemv;
+static int use_cublas;
+
+static void run_call(const call_ctx *x, int which)
+{
+    float one = 1.0f, zero = 0.0f;
+    int inc = 1, m = x->m, n = x->n, k = x->k;
+    if (use_cublas && which == 0) {
+        if (x->gemm)
+            cublas_sgemm(m, n, k, x->a, x->b, x->c);
+        else
+            cublas_sgemv(x->trans, m, n, x->a, x->b, x->c);
+        return;
+    }
+    sgemm_fn gemm = which ? base_sgemm : blas_sgemm;
+    sgemv_fn gemv = which ? base_sgemv : blas_sgemv;
+    if (x->gemm)
+        gemm("N", "N", &m, &n, &k, &one, x->a, &m, x->b, &k, &zero, x->c, &m, 1, 1);
+    else
+        gemv(x->trans ? "T" : "N", &m, &n, &one, x->a, &m, x->b, &inc, &zero, x->c, &inc, 1);
+}
+
+static double median(double *t, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
+            double v = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = v;
+        }
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Median times of the engine and, interleaved call by call in this same process, of the CPU BLAS
+ * (baseline < 0 when there is none): the two see the same memory placement and machine state, so
+ * their ratio is not disturbed by differences between processes. One warm-up call of each first. */
+static void time_calls(const call_ctx *x, double budget_ms, int max_reps, double *subject, double *baseline)
+{
+    int with_base = !use_cublas && base_sgemm && base_sgemm != blas_sgemm;
+    double ts[64], tb[64], spent = 0;
+    int n = 0;
+    run_call(x, 0);
+    if (with_base)
+        run_call(x, 1);
+    while (n < max_reps && (n == 0 || spent < budget_ms)) {
+        double t0 = now_ms();
+        run_call(x, 0);
+        ts[n] = now_ms() - t0;
+        spent += ts[n];
+        if (with_base) {
+            t0 = now_ms();
+            run_call(x, 1);
+            tb[n] = now_ms() - t0;
+            spent += tb[n];
+        }
+        n++;
+    }
+    *subject = median(ts, n);
+    *baseline = with_base ? median(tb, n) : -1;
+}
 
 /* a few entries of the result against float64 dot products */
 static int spot_check_gemm(int m, int n, int k, const float *a, const float *b, const float *c)
@@ -151,7 +199,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s blas|cublas LABEL OUT.csv [quick] [sgemv|sgemm]\n", argv[0]);
         return 2;
     }
-    int use_cublas = strcmp(argv[1], "cublas") == 0, quick = argc > 4 && strcmp(argv[4], "quick") == 0;
+    use_cublas = strcmp(argv[1], "cublas") == 0;
+    int quick = argc > 4 && strcmp(argv[4], "quick") == 0;
     /* "sgemv" / "sgemm" as the last argument runs only that routine */
     int only_gemv = argc > 4 && strcmp(argv[argc - 1], "sgemv") == 0;
     int only_gemm = argc > 4 && strcmp(argv[argc - 1], "sgemm") == 0;
@@ -163,8 +212,13 @@ int main(int argc, char **argv)
         check_cuda(cublasCreate(&handle), "cublasCreate");
         check_cuda(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH), "math mode");
     } else {
-        if (!dlopen("libblas.so.3", RTLD_NOW | RTLD_GLOBAL))
+        void *system_blas = dlopen("libblas.so.3", RTLD_NOW | RTLD_GLOBAL);
+        if (!system_blas)
             fprintf(stderr, "note: %s\n", dlerror());
+        else {
+            base_sgemm = (sgemm_fn)dlsym(system_blas, "sgemm_");
+            base_sgemv = (sgemv_fn)dlsym(system_blas, "sgemv_");
+        }
         blas_sgemm = (sgemm_fn)dlsym(RTLD_DEFAULT, "sgemm_");
         blas_sgemv = (sgemv_fn)dlsym(RTLD_DEFAULT, "sgemv_");
         if (!blas_sgemm || !blas_sgemv) {
@@ -187,18 +241,18 @@ int main(int argc, char **argv)
         float *c = malloc(sizeof(float) * (size_t)m * n);
         fill(a, (size_t)m * k, 1 + s);
         fill(b, (size_t)k * n, 100 + s);
-        float one = 1.0f, zero = 0.0f;
-        double ms;
+        double ms, base;
         double flops = 2.0 * m * (double)n * k;
         /* the slowest engines at the largest sizes get a single timed call */
         double budget = flops > 1e12 ? 0 : 400;
-        if (use_cublas)
-            TIME_CALLS(budget, 7, ms, cublas_sgemm(m, n, k, a, b, c));
-        else
-            TIME_CALLS(budget, 7, ms, blas_sgemm("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m, 1, 1));
+        call_ctx x = {1, 0, m, n, k, a, b, c};
+        time_calls(&x, budget, 7, &ms, &base);
         int ok = spot_check_gemm(m, n, k, a, b, c);
         fprintf(csv, "%s,sgemm,%dx%dx%d,%d,%d,%d,%.4f,%.2f,%s\n", label, m, n, k, m, n, k, ms, flops / ms * 1e-6,
                 ok ? "ok" : "WRONG");
+        if (base > 0)
+            fprintf(csv, "cpu-blas@%s,sgemm,%dx%dx%d,%d,%d,%d,%.4f,%.2f,ok\n", label, m, n, k, m, n, k, base,
+                    flops / base * 1e-6);
         printf("%-16s sgemm %6d x %6d x %6d  %10.3f ms  %9.1f GFLOP/s  %s\n", label, m, n, k, ms, flops / ms * 1e-6,
                ok ? "ok" : "WRONG");
         fflush(stdout);
@@ -219,17 +273,17 @@ int main(int argc, char **argv)
             float *y = malloc(sizeof(float) * (size_t)(trans ? n : m));
             fill(a, (size_t)m * n, 7 + s);
             fill(x, (size_t)(trans ? m : n), 77 + s);
-            float one = 1.0f, zero = 0.0f;
-            int inc = 1;
-            double ms;
-            if (use_cublas)
-                TIME_CALLS(300, 9, ms, cublas_sgemv(trans, m, n, a, x, y));
-            else
-                TIME_CALLS(300, 9, ms, blas_sgemv(trans ? "T" : "N", &m, &n, &one, a, &m, x, &inc, &zero, y, &inc, 1));
+            double ms, base;
+            call_ctx cx = {0, trans, m, n, 0, a, x, y};
+            time_calls(&cx, 300, 9, &ms, &base);
             int ok = spot_check_gemv(trans, m, n, a, x, y);
             double bytes = 4.0 * ((double)m * n + m + n);
-            fprintf(csv, "%s,sgemv,%dx%d %s,%d,%d,0,%.4f,%.2f,%s\n", label, rows, cols,
-                    layout == 0 ? "row-major" : "col-major", m, n, ms, bytes / ms * 1e-6, ok ? "ok" : "WRONG");
+            const char *lay = layout == 0 ? "row-major" : "col-major";
+            fprintf(csv, "%s,sgemv,%dx%d %s,%d,%d,0,%.4f,%.2f,%s\n", label, rows, cols, lay, m, n, ms,
+                    bytes / ms * 1e-6, ok ? "ok" : "WRONG");
+            if (base > 0)
+                fprintf(csv, "cpu-blas@%s,sgemv,%dx%d %s,%d,%d,0,%.4f,%.2f,ok\n", label, rows, cols, lay, m, n, base,
+                        bytes / base * 1e-6);
             printf("%-16s sgemv %8d x %6d %s  %10.3f ms  %8.1f GB/s  %s\n", label, rows, cols,
                    layout == 0 ? "row-major" : "col-major", ms, bytes / ms * 1e-6, ok ? "ok" : "WRONG");
             fflush(stdout);
