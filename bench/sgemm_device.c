@@ -182,6 +182,9 @@ int main(int argc, char **argv)
     bench_fill_device(da, pool_a, 1);
     bench_fill_device(db, pool_b, 2);
     BENCH_CUDA(cudaMemset(dc, 0, pool_c * sizeof(float))); /* beta == 0: C is output only */
+    /* the uploads from pageable memory and the memset may still be in flight on the legacy stream,
+     * which the non-blocking benchmark stream does not wait for */
+    BENCH_CUDA(cudaDeviceSynchronize());
 
     int nvar = 0;
     const shim_sgemm_variant *all = shim_sgemm_variants(&nvar);
