@@ -18,7 +18,9 @@ trap 'rm -rf "$cache"' EXIT
 
 "$bin" blas cpu-blas "$out" $quick
 "$bin" cublas naive-cublas "$out" $quick
-SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=auto LD_PRELOAD=$lib "$bin" blas shimblas-auto "$out" $quick
+# the auto run keeps its per-call trace (side chosen, predictions, time) next to the CSV
+SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=auto SHIMBLAS_VERBOSE=1 LD_PRELOAD=$lib "$bin" blas shimblas-auto "$out" $quick \
+    2> "${out%.csv}_auto_trace.txt"
 SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=gpu LD_PRELOAD=$lib "$bin" blas shimblas-gpu "$out" $quick
 echo "cost model measured by the auto run:"
 cat "$cache"/model-*.txt
