@@ -10,47 +10,7 @@
 #include "sgemm_kernels.h"
 #include "tile_plan.h"
 
-static const shim_sgemm_variant *choose(const shim_sgemm_args *args)
-{
-    const char *forced = shim_config_get()->sgemm_kernel;
-    if (forced) {
-        const shim_sgemm_variant *v = shim_sgemm_find(forced);
-        if (v && v->accepts(args))
-            return v;
-        if (!v) {
-            int count;
-            const shim_sgemm_variant *all = shim_sgemm_variants(&count);
-            shim_report_unknown_kernel("SHIMBLAS_SGEMM_KERNEL", forced, all, count, sizeof *all);
-        }
-    }
-    return shim_sgemm_select(args);
-}
-
-/* the fastest variant that needs no workspace (later entries of the ladder are the faster ones) */
-static const shim_sgemm_variant *without_workspace(const shim_sgemm_args *args)
-{
-    int count;
-    const shim_sgemm_variant *all = shim_sgemm_variants(&count);
-    for (int i = count - 1; i >= 0; i--)
-        if (all[i].accepts(args) && shim_sgemm_work_bytes(&all[i], args) == 0)
-            return &all[i];
-    return NULL;
-}
-
-static int run_kernel(shim_pipeline *pl, shim_sgemm_args *args, const char **why)
-{
-    const shim_sgemm_variant *v = choose(args);
-    args->work_bytes = shim_sgemm_work_bytes(v, args);
-    args->work = args->work_bytes ? shim_pipeline_workspace(pl, args->work_bytes, why) : NULL;
-    if (args->work_bytes && !args->work) {
-        /* no room for the variant's scratch (a SHIMBLAS_DEVICE_MEMORY cap): take one that needs none */
-        v = without_workspace(args);
-        if (!v)
-            return -1;
-        args->work_bytes = 0;
-    }
-    return shim_gpu_fail(shim_sgemm_run(v, args), v->name, why);
-}
+SHIM_DEFINE_RUN_KERNEL(sgemm, sgemm_kernel, "SHIMBLAS_SGEMM_KERNEL")
 
 static int min_int(int a, int b)
 {

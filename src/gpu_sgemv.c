@@ -13,47 +13,7 @@
 #include "tile_plan.h"
 #include "vector_ops.h"
 
-static const shim_sgemv_variant *choose(const shim_sgemv_args *args)
-{
-    const char *forced = shim_config_get()->sgemv_kernel;
-    if (forced) {
-        const shim_sgemv_variant *v = shim_sgemv_find(forced);
-        if (v && v->accepts(args))
-            return v;
-        if (!v) {
-            int count;
-            const shim_sgemv_variant *all = shim_sgemv_variants(&count);
-            shim_report_unknown_kernel("SHIMBLAS_SGEMV_KERNEL", forced, all, count, sizeof *all);
-        }
-    }
-    return shim_sgemv_select(args);
-}
-
-/* the fastest variant that needs no workspace (later entries of the ladder are the faster ones) */
-static const shim_sgemv_variant *without_workspace(const shim_sgemv_args *args)
-{
-    int count;
-    const shim_sgemv_variant *all = shim_sgemv_variants(&count);
-    for (int i = count - 1; i >= 0; i--)
-        if (all[i].accepts(args) && shim_sgemv_work_bytes(&all[i], args) == 0)
-            return &all[i];
-    return NULL;
-}
-
-static int run_kernel(shim_pipeline *pl, shim_sgemv_args *args, const char **why)
-{
-    const shim_sgemv_variant *v = choose(args);
-    args->work_bytes = shim_sgemv_work_bytes(v, args);
-    args->work = args->work_bytes ? shim_pipeline_workspace(pl, args->work_bytes, why) : NULL;
-    if (args->work_bytes && !args->work) {
-        /* no room for the variant's scratch (a SHIMBLAS_DEVICE_MEMORY cap): take one that needs none */
-        v = without_workspace(args);
-        if (!v)
-            return -1;
-        args->work_bytes = 0;
-    }
-    return shim_gpu_fail(shim_sgemv_run(v, args), v->name, why);
-}
+SHIM_DEFINE_RUN_KERNEL(sgemv, sgemv_kernel, "SHIMBLAS_SGEMV_KERNEL")
 
 /* element i of a vector of n with increment inc, as reference BLAS walks it */
 static size_t element(int i, int n, int inc)
