@@ -102,8 +102,11 @@ def device(out_dir, paths):
             x = f"{r[col['shape']]} {r[col['case']]}"
             if x not in labels:
                 labels.append(x)
+            variant = r[col["variant"]]
+            if variant.startswith("selected:") or variant.startswith("selector"):
+                variant = "selector"  # the selector's choice, whichever variant it was
             try:
-                series[r[col["variant"]]][x] = float(r[col[metric]])
+                series[variant][x] = float(r[col[metric]])
             except ValueError:
                 pass
         if plt is None or not labels:
