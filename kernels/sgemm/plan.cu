@@ -14,8 +14,11 @@ namespace {
 
 constexpr double PEAK_PER_SM = 66.9e12 / 132; /* FFMA FLOP/s of one SM at boost clock */
 constexpr double DRAM_BYTES_PER_S = 4.0e12;
-constexpr double BLOCK_OVERHEAD_S = 1.0e-6; /* pipeline fill and epilogue a wave cannot hide */
-constexpr double REDUCE_LAUNCH_S = 2.5e-6;
+/* pipeline fill and epilogue a wave cannot hide; fitted to run 9 (K = 64 and 256 shapes: 3-4 us) */
+constexpr double BLOCK_OVERHEAD_S = 3.0e-6;
+/* what a split plan costs beyond its compute and workspace traffic (the second launch, the main
+ * kernel's tail before it, the reduction's ramp): run 9 measured 11-12 us on four split shapes */
+constexpr double REDUCE_LAUNCH_S = 11.0e-6;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 constexpr int MIN_SLICE_TILES = 2; /* a K slice shorter than this many k tiles is all prologue */
 
@@ -27,10 +30,12 @@ int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* latency hiding falls off with fewer resident warps; 1.0 at 16 warps per SM and above */
+/* latency hiding falls off with fewer resident warps; 1.0 at 9 warps per SM and above. Fitted to
+ * run 9: one 4-warp block of 128x64 per SM runs at 0.72 of its full-occupancy rate (1024^3,
+ * 1000^3), one 8-warp block of 128x128 or 128x256 at 0.9-1.0 */
 double warp_factor(int warps)
 {
-    return std::min(1.0, 0.4 + 0.6 * warps / 16.0);
+    return std::min(1.0, 0.5 + warps / 18.0);
 }
 
 /* seconds for nblocks equal blocks of `flops` each: full waves at the configuration's
