@@ -130,32 +130,32 @@ static double median(double *t, int n)
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/* Median times of the engine and, interleaved call by call in this same process, of the CPU BLAS
+/* Median times of the engine and then, in this same process on the same buffers, of the CPU BLAS
  * (baseline < 0 when there is none): the two see the same memory placement and machine state, so
- * their ratio is not disturbed by differences between processes. One warm-up call of each first. */
+ * their ratio is not disturbed by differences between processes. The two are timed one after the
+ * other, not interleaved call by call: a multithreaded CPU BLAS keeps its threads spinning for a
+ * while after each call, and interleaving would make the engine's calls share the cores with
+ * them. One warm-up call of each first. */
+static int timed_reps(const call_ctx *x, int which, double budget_ms, int max_reps, double *t)
+{
+    double spent = 0;
+    int n = 0;
+    run_call(x, which);
+    while (n < max_reps && (n == 0 || spent < budget_ms)) {
+        double t0 = now_ms();
+        run_call(x, which);
+        t[n] = now_ms() - t0;
+        spent += t[n++];
+    }
+    return n;
+}
+
 static void time_calls(const call_ctx *x, double budget_ms, int max_reps, double *subject, double *baseline)
 {
     int with_base = !use_cublas && base_sgemm && base_sgemm != blas_sgemm;
-    double ts[64], tb[64], spent = 0;
-    int n = 0;
-    run_call(x, 0);
-    if (with_base)
-        run_call(x, 1);
-    while (n < max_reps && (n == 0 || spent < budget_ms)) {
-        double t0 = now_ms();
-        run_call(x, 0);
-        ts[n] = now_ms() - t0;
-        spent += ts[n];
-        if (with_base) {
-            t0 = now_ms();
-            run_call(x, 1);
-            tb[n] = now_ms() - t0;
-            spent += tb[n];
-        }
-        n++;
-    }
-    *subject = median(ts, n);
-    *baseline = with_base ? median(tb, n) : -1;
+    double ts[64], tb[64];
+    *subject = median(ts, timed_reps(x, 0, budget_ms, max_reps, ts));
+    *baseline = with_base ? median(tb, timed_reps(x, 1, budget_ms, max_reps, tb)) : -1;
 }
 
 /* a few entries of the result against float64 dot products */

@@ -26,7 +26,7 @@ def host(out_dir, path):
         times[(routine, shape)][label] = float(ms)
         if ok != "ok":
             wrong.append(f"{label} {routine} {shape}")
-    # cpu-blas@ENGINE: the CPU BLAS timed in the same process as ENGINE, call by call interleaved;
+    # cpu-blas@ENGINE: the CPU BLAS timed in the same process as ENGINE, right after it;
     # auto mode is judged against the one in its own process (processes differ by +-30 % on
     # memory-bound calls, more than the 5 % being judged)
     main = [e for e in engines if "@" not in e]
