@@ -130,17 +130,20 @@ static double median(double *t, int n)
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/* Median times of the engine and then, in this same process on the same buffers, of the CPU BLAS
+/* Median times of the engine and of the CPU BLAS in this same process on the same buffers
  * (baseline < 0 when there is none): the two see the same memory placement and machine state, so
- * their ratio is not disturbed by differences between processes. The two are timed one after the
- * other, not interleaved call by call: a multithreaded CPU BLAS keeps its threads spinning for a
- * while after each call, and interleaving would make the engine's calls share the cores with
- * them. One warm-up call of each first. */
-static int timed_reps(const call_ctx *x, int which, double budget_ms, int max_reps, double *t)
+ * their ratio is not disturbed by differences between processes. They take turns in blocks of
+ * calls, ROUNDS blocks each, so that slow drifts (page placement, clocks) reach both; not call by
+ * call, because a multithreaded CPU BLAS keeps its threads spinning for a while after each call
+ * and the engine's next call would share the cores with them. One warm-up call of each first;
+ * each side gets budget_ms and at most MAX_REPS timed calls in all; a zero budget (the slowest calls)
+ * means one block of one call. */
+enum { ROUNDS = 3, MAX_REPS = 63 };
+
+static int timed_block(const call_ctx *x, int which, double budget_ms, int max_reps, double *t)
 {
     double spent = 0;
     int n = 0;
-    run_call(x, which);
     while (n < max_reps && (n == 0 || spent < budget_ms)) {
         double t0 = now_ms();
         run_call(x, which);
@@ -150,12 +153,22 @@ static int timed_reps(const call_ctx *x, int which, double budget_ms, int max_re
     return n;
 }
 
-static void time_calls(const call_ctx *x, double budget_ms, int max_reps, double *subject, double *baseline)
+static void time_calls(const call_ctx *x, double budget_ms, double *subject, double *baseline)
 {
     int with_base = !use_cublas && base_sgemm && base_sgemm != blas_sgemm;
-    double ts[64], tb[64];
-    *subject = median(ts, timed_reps(x, 0, budget_ms, max_reps, ts));
-    *baseline = with_base ? median(tb, timed_reps(x, 1, budget_ms, max_reps, tb)) : -1;
+    double ts[MAX_REPS], tb[MAX_REPS];
+    int ns = 0, nb = 0;
+    run_call(x, 0);
+    if (with_base)
+        run_call(x, 1);
+    int rounds = budget_ms > 0 ? ROUNDS : 1;
+    for (int r = 0; r < rounds; r++) {
+        ns += timed_block(x, 0, budget_ms / ROUNDS, MAX_REPS / ROUNDS, ts + ns);
+        if (with_base)
+            nb += timed_block(x, 1, budget_ms / ROUNDS, MAX_REPS / ROUNDS, tb + nb);
+    }
+    *subject = median(ts, ns);
+    *baseline = with_base ? median(tb, nb) : -1;
 }
 
 /* a few entries of the result against float64 dot products */
@@ -246,7 +259,7 @@ int main(int argc, char **argv)
         /* the slowest engines at the largest sizes get a single timed call */
         double budget = flops > 1e12 ? 0 : 400;
         call_ctx x = {1, 0, m, n, k, a, b, c};
-        time_calls(&x, budget, 7, &ms, &base);
+        time_calls(&x, budget, &ms, &base);
         int ok = spot_check_gemm(m, n, k, a, b, c);
         fprintf(csv, "%s,sgemm,%dx%dx%d,%d,%d,%d,%.4f,%.2f,%s\n", label, m, n, k, m, n, k, ms, flops / ms * 1e-6,
                 ok ? "ok" : "WRONG");
@@ -275,7 +288,7 @@ int main(int argc, char **argv)
             fill(x, (size_t)(trans ? m : n), 77 + s);
             double ms, base;
             call_ctx cx = {0, trans, m, n, 0, a, x, y};
-            time_calls(&cx, 300, 9, &ms, &base);
+            time_calls(&cx, 300, &ms, &base);
             int ok = spot_check_gemv(trans, m, n, a, x, y);
             double bytes = 4.0 * ((double)m * n + m + n);
             const char *lay = layout == 0 ? "row-major" : "col-major";
