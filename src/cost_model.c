@@ -96,6 +96,7 @@ int shim_sgemv_worth_modelling(const shim_gemv_problem *p)
 /* ---- learning from measured calls ------------------------------------------------------------------ */
 
 #define FEEDBACK_SLOTS 1024
+#define FEEDBACK_FADE 0.95
 
 typedef struct feedback_entry {
     unsigned key; /* 0: empty */
@@ -166,6 +167,12 @@ void shim_feedback_record(unsigned key, int side, double predicted_ms, double me
         } else {
             e->factor[side] = (float)(0.5 * e->factor[side] + 0.5 * ratio);
         }
+        /* What was learned about the side not taken fades back toward the model, 5 % a call: a
+         * side judged slow once (a disturbed call, a one-time cost) is tried again after a few
+         * dozen calls instead of never, and one retry costs little against that many calls. */
+        const int other = !side;
+        if (e->seen[other] == 2)
+            e->factor[other] = (float)(1.0 + (e->factor[other] - 1.0) * FEEDBACK_FADE);
     }
     pthread_mutex_unlock(&feedback_lock);
 }

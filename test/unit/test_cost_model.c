@@ -113,6 +113,25 @@ int main(void)
     shim_feedback_apply(key, &c, &g);
     expect("one wild measurement moves the factor only so far", c <= 8.0);
 
+    /* a side judged slow is tried again once its estimate has faded back toward the model */
+    shim_feedback_reset();
+    shim_feedback_record(other, 1, 1.0, 3.0);
+    shim_feedback_record(other, 1, 1.0, 3.0); /* GPU measured 3x its prediction */
+    int calls_until_retry = 0;
+    for (;;) {
+        c = 1.0, g = 0.5; /* the model alone: the GPU twice as fast */
+        shim_feedback_apply(other, &c, &g);
+        if (shim_prefer_gpu(c, g) || calls_until_retry > 1000)
+            break;
+        shim_feedback_record(other, 0, 1.0, 1.0); /* the CPU runs, as predicted */
+        calls_until_retry++;
+    }
+    expect("after a slow GPU call the CPU serves the next calls", calls_until_retry >= 10);
+    expect("and the GPU is tried again within a hundred calls", calls_until_retry <= 100);
+    c = 1.0, g = 0.5;
+    shim_feedback_apply(other, &c, &g);
+    expect("the CPU's own estimate stays as measured", c == 1.0);
+
     char text[1024];
     shim_cost_model back;
     memset(&back, 0, sizeof back);
