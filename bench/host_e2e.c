@@ -99,6 +99,7 @@ typedef struct call_ctx {
 static sgemm_fn base_sgemm;
 static sgemv_fn base_sgemv;
 static int use_cublas;
+static int want_baseline; /* time the CPU BLAS in this process too */
 
 static void run_call(const call_ctx *x, int which)
 {
@@ -135,7 +136,8 @@ static double median(double *t, int n)
  * their ratio is not disturbed by differences between processes. They take turns in blocks of
  * calls, ROUNDS blocks each, so that slow drifts (page placement, clocks) reach both; not call by
  * call, because a multithreaded CPU BLAS keeps its threads spinning for a while after each call
- * and the engine's next call would share the cores with them. One warm-up call of each first;
+ * (OpenBLAS: about 0.1 s) and the engine's next calls would share the cores with them; each CPU
+ * block is followed by a pause long enough for them to go to sleep. One warm-up call of each first;
  * each side gets budget_ms and at most MAX_REPS timed calls in all; a zero budget (the slowest calls)
  * means one block of one call. */
 enum { ROUNDS = 3, MAX_REPS = 63 };
@@ -155,7 +157,7 @@ static int timed_block(const call_ctx *x, int which, double budget_ms, int max_r
 
 static void time_calls(const call_ctx *x, double budget_ms, double *subject, double *baseline)
 {
-    int with_base = !use_cublas && base_sgemm && base_sgemm != blas_sgemm;
+    int with_base = want_baseline && base_sgemm && base_sgemm != blas_sgemm;
     double ts[MAX_REPS], tb[MAX_REPS];
     int ns = 0, nb = 0;
     run_call(x, 0);
@@ -164,8 +166,10 @@ static void time_calls(const call_ctx *x, double budget_ms, double *subject, dou
     int rounds = budget_ms > 0 ? ROUNDS : 1;
     for (int r = 0; r < rounds; r++) {
         ns += timed_block(x, 0, budget_ms / ROUNDS, MAX_REPS / ROUNDS, ts + ns);
-        if (with_base)
+        if (with_base) {
             nb += timed_block(x, 1, budget_ms / ROUNDS, MAX_REPS / ROUNDS, tb + nb);
+            nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+        }
     }
     *subject = median(ts, ns);
     *baseline = with_base ? median(tb, nb) : -1;
@@ -209,10 +213,11 @@ static int spot_check_gemv(int trans, int m, int n, const float *a, const float 
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s blas|cublas LABEL OUT.csv [quick] [sgemv|sgemm]\n", argv[0]);
+        fprintf(stderr, "usage: %s blas|blas+baseline|cublas LABEL OUT.csv [quick] [sgemv|sgemm]\n", argv[0]);
         return 2;
     }
     use_cublas = strcmp(argv[1], "cublas") == 0;
+    want_baseline = strcmp(argv[1], "blas+baseline") == 0;
     int quick = argc > 4 && strcmp(argv[4], "quick") == 0;
     /* "sgemv" / "sgemm" as the last argument runs only that routine */
     int only_gemv = argc > 4 && strcmp(argv[argc - 1], "sgemv") == 0;

@@ -18,7 +18,7 @@ trap 'rm -rf "$cache"' EXIT
 
 "$bin" blas cpu-blas "$out" $quick
 "$bin" cublas naive-cublas "$out" $quick
-SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=auto LD_PRELOAD=$lib "$bin" blas shimblas-auto "$out" $quick
+SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=auto LD_PRELOAD=$lib "$bin" blas+baseline shimblas-auto "$out" $quick
 # a second auto run, not timed (the trace's own writes cost microseconds a call), keeps the per-call
 # trace (side chosen, predicted times, measured time) next to the CSV
 SHIMBLAS_CACHE_DIR=$cache SHIMBLAS_MODE=auto SHIMBLAS_VERBOSE=1 LD_PRELOAD=$lib "$bin" blas shimblas-auto \
