@@ -1,17 +1,14 @@
 /* Rung 7: the multi-stage cp.async pipeline. Warp-tiled like rung 6, but global -> shared copies
  * are asynchronous and STAGES - 1 k tiles ahead of the compute, so the global latency is hidden
  * without registers holding the data in flight; 16-byte copies (.cg, L2 only) move the operands
- * which are 16-byte capable, 4-byte copies (.ca) the others, element by element, which also
- * transposes a K-contiguous operand into the K-major layout. A 16-byte capable K-contiguous
- * operand stays K-contiguous in shared memory (LOAD_K16, swizzled; where the registers allow).
+ * whose contiguous side is M or N and which are 16-byte capable, 4-byte copies (.ca) the others,
+ * element by element, which also transposes the K-contiguous operand into the K-major layout.
  *
  * The same kernel runs every launch plan (sgemm_internal.h): blocks below dp_tiles finish their
  * tile over the whole K range; the others compute one K slice of a tile and store it unscaled in
  * the workspace for the ordered reduction of splitk.cu. Several tile configurations are
  * instantiated; each is registered as a variant of its own. */
-#include <array>
 #include <atomic>
-#include <utility>
 
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
@@ -19,18 +16,12 @@
 namespace sgemm {
 namespace {
 
-enum load_mode { LOAD_R16 = 0, LOAD_R4 = 1, LOAD_K4 = 2, LOAD_K16 = 3, LOAD_MODES = 4 };
+enum load_mode { LOAD_R16 = 0, LOAD_R4 = 1, LOAD_K4 = 2 };
 
-/* how many operands of a configuration may run LOAD_K16 at once: K16 fragments take registers
- * (a float4 per row for four k steps instead of two floats per row), and where they would spill
- * launch_config runs K4 instead (for B first) */
-enum k16_use { K16_NONE = 0, K16_ONE = 1, K16_BOTH = 2 };
-
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, int K16_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_>
 struct pipe_config {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
     static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
-    static constexpr int K16 = K16_;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int LANES_M = WM / TM, LANES_N = WN / TN;
@@ -52,77 +43,37 @@ struct pipe_config {
  * l = 2 pos + {0, 1, 8, 9}: a warp's e-th copies then write l = {e', e'+2, e'+4, e'+6} of 8 rows,
  * whose banks (4 l + row, with LDS = 4 mod 32) are all distinct, where four consecutive l would
  * collide two by two. With BK 8 a warp covers 16 rows x 2 chunks, and four consecutive l per
- * chunk already land the two chunks 16 banks apart.
- *
- * LOAD_K16 keeps a K-contiguous operand K-contiguous: the tile is BK/4 planes (one per group of
- * four k), plane g holding one float4 (l = 4g..4g+3) per row, W float4 per plane, and row r at
- * float4 position k16_pos(r) of its plane: bits 0-1 and 2-4 of r swapped, so that rows four apart
- * are adjacent. A quarter warp (the unit of one shared-memory wavefront for 16-byte accesses)
- * then touches 8 distinct 16-byte bank groups on both sides: its copies write one plane's float4
- * of rows {b + 4q + j : q = 0..7} (positions 8u + q, q = lane % 8), and the A fragment reads of
- * the kernel read rows {a + 4q + i} of one plane (lane % 8 = q again); the B fragment reads of a
- * quarter warp are all of one row (a broadcast). The global side reads whole 16-byte chunks, each
- * row's BK/4 chunks by one warp. */
+ * chunk already land the two chunks 16 banks apart. */
 template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
     static constexpr bool KC = MODE == LOAD_K4;
-    static constexpr bool K16 = MODE == LOAD_K16;
     static_assert(!KC || ((BK == 16 || BK == 8) && LDS % 32 == 4),
                   "the K4 element pattern is laid out for BK 8, 16");
-    static_assert(!K16 || ((BK == 16 || BK == 8) && W % 32 == 0 && THREADS % 32 == 0),
-                  "the K16 layout is made for BK 8, 16 and tiles of whole 32-row blocks");
     /* offset along k of element e of a K4 chunk, and of chunk pos's first element */
     static constexpr __device__ __forceinline__ int k4_off(int e)
     {
         return BK == 16 ? (e & 1) + (e >> 1) * 8 : e;
     }
     static constexpr __device__ __forceinline__ int k4_first(int pos) { return BK == 16 ? 2 * pos : 4 * pos; }
-    /* K16: float4 position of row r within a plane (r's bits 0-1 and 2-4 swapped) */
-    static constexpr __host__ __device__ __forceinline__ int k16_pos(int r)
-    {
-        return (r & ~31) | ((r & 3) << 3) | ((r >> 2) & 7);
-    }
-    static constexpr int CPR = BK / 4;      /* K16: chunks per row */
-    static constexpr int UPW = 4 / CPR;     /* K16: 8-row units a warp copies per pass */
-    static constexpr int UPP = THREADS / 32 * UPW; /* K16: units per pass of the block */
     static constexpr int CHUNKS = W * BK / 4;
     static constexpr int PER_THREAD = CHUNKS / THREADS;
     static constexpr int CHUNKS_PER_LINE = KC ? BK / 4 : W / 4; /* a line: one row (K4) or one l (R) */
     static constexpr int LINES_PER_PASS = THREADS / CHUNKS_PER_LINE;
     /* byte distance in shared memory between a thread's successive chunks */
-    static constexpr uint32_t DST_STEP =
-        K16 ? 16u * 8u * UPP : 4u * (KC ? LINES_PER_PASS : LINES_PER_PASS * LDS);
+    static constexpr uint32_t DST_STEP = 4u * (KC ? LINES_PER_PASS : LINES_PER_PASS * LDS);
     static_assert(CHUNKS % THREADS == 0 && THREADS % CHUNKS_PER_LINE == 0, "loader shape");
-    static_assert(!K16 || UPP * PER_THREAD * 8 == W, "K16 units cover the tile");
     static_assert(PER_THREAD <= 32, "row mask width");
 
     const float *src[PER_THREAD];
     uint32_t dst;    /* byte offset of the first chunk within a stage */
     int lpos;        /* l of the chunk's first element within the tile */
     int rlim;        /* R modes: how many of the chunk's four rows are inside the matrix */
-    unsigned row_ok; /* K4, K16: bit s set when chunk s's row is inside the matrix */
+    unsigned row_ok; /* K4: bit s set when chunk s's row is inside the matrix */
     bool interior;   /* all W rows of the tile are inside the matrix (block-uniform) */
 
     __device__ __forceinline__ void init(const operand &x, int r0, int kbegin, int tid)
     {
-        interior = r0 + W <= x.rows;
-        if (K16) {
-            /* lane: q = lane % 8 picks the row within a unit, lane / 8 the chunk (and, with BK 8,
-             * which of the warp's two units) */
-            const int lane = tid % 32, q = lane % 8, c = lane / 8 % CPR;
-            const int u0 = tid / 32 * UPW + lane / 8 / CPR;
-            lpos = 4 * c;
-            row_ok = 0;
-#pragma unroll
-            for (int s = 0; s < PER_THREAD; ++s) {
-                const int u = u0 + s * UPP;
-                const int r = r0 + (u / 4) * 32 + 4 * q + u % 4;
-                src[s] = x.ptr + (int64_t)r * x.ld + kbegin + lpos;
-                row_ok |= (unsigned)(r < x.rows) << s;
-            }
-            dst = 16u * (uint32_t)(c * W + u0 * 8 + q);
-            return;
-        }
         const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
+        interior = r0 + W <= x.rows;
         if (KC) {
             lpos = k4_first(pos);
             row_ok = 0;
@@ -154,7 +105,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
             issue_guarded(stage, k0, kend);
 #pragma unroll
         for (int s = 0; s < PER_THREAD; ++s)
-            src[s] += KC || K16 ? (int64_t)BK : BK * x.ld;
+            src[s] += KC ? (int64_t)BK : BK * x.ld;
     }
 
     /* every element of the tile is inside the matrix: no predicates, no size operands */
@@ -163,7 +114,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
 #pragma unroll
         for (int s = 0; s < PER_THREAD; ++s) {
             const uint32_t d = stage + dst + s * DST_STEP;
-            if (MODE == LOAD_R16 || K16) {
+            if (MODE == LOAD_R16) {
                 cp_async16(d, src[s], 16u);
             } else {
 #pragma unroll
@@ -175,19 +126,14 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
 
     /* edge tiles: elements at k >= kend or outside the rows arrive as zeros. Their copies have
      * source size 0, which the hardware executes as "ignore the source" (LDGSTS with a false
-     * fetch predicate), so their addresses, possibly past the matrix, are never read. A K16 chunk
-     * across kend reads its 4 (kend - l) bytes before kend and zero-fills the rest. */
+     * fetch predicate), so their addresses, possibly past the matrix, are never read. */
     __device__ __forceinline__ void issue_guarded(uint32_t stage, int k0, int kend) const
     {
-        const int kleft = kend - (k0 + lpos); /* K16: elements of the chunk before kend */
-        const uint32_t k16_bytes = 4u * (uint32_t)min(max(kleft, 0), 4);
 #pragma unroll
         for (int s = 0; s < PER_THREAD; ++s) {
             const uint32_t d = stage + dst + s * DST_STEP;
             if (MODE == LOAD_R16) {
                 cp_async16(d, src[s], k0 + lpos + s * LINES_PER_PASS < kend ? 4u * rlim : 0u);
-            } else if (K16) {
-                cp_async16(d, src[s], (row_ok >> s) & 1u ? k16_bytes : 0u);
             } else if (MODE == LOAD_R4) {
                 const bool l_ok = k0 + lpos + s * LINES_PER_PASS < kend;
 #pragma unroll
@@ -255,77 +201,32 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 #pragma unroll
         for (int j = 0; j < TN; ++j)
             acc[i][j] = 0.0f;
+    float af[2][TM], bf[2][TN];
 
-    /* Fragments. An R, K4 operand: one value per row and k step, read for step kk + 1 while step
-     * kk computes (double buffer [2]). A K16 operand: one float4 per row holding 4 k steps, read
-     * once per group of four steps into a single buffer [4]: in the group's last step each row's
-     * (column's) float4 is read again for the next group right after its last FFMA there. */
-    constexpr bool KA = MODE_A == LOAD_K16, KB = MODE_B == LOAD_K16;
-    constexpr int AF = KA ? 1 : 2, AK = KA ? 4 : 1, BF = KB ? 1 : 2, BKF = KB ? 4 : 1;
-    float af[AF][TM][AK], bf[BF][TN][BKF];
-    /* K16: float4 offset of the fragment rows 4s..4s+3 within a plane (+8 for each next row) */
-    int a16[TM / 4], b16[TN / 4];
+    auto load_frags = [&](int buf, const float *as, const float *bs) {
 #pragma unroll
-    for (int s = 0; s < TM / 4; ++s)
-        a16[s] = loader_a::k16_pos(a_frag + s * CFG::STRIDE_M);
-#pragma unroll
-    for (int s = 0; s < TN / 4; ++s)
-        b16[s] = loader_b::k16_pos(b_frag + s * CFG::STRIDE_N);
-
-    /* per-k values of the R / K4 operands for step kk of the stage at as, bs */
-    auto load_step = [&](int buf, int kk, const float *as, const float *bs) {
-        if constexpr (!KA) {
-#pragma unroll
-            for (int s = 0; s < TM / 4; ++s) {
-                const float4 v =
-                    *reinterpret_cast<const float4 *>(as + kk * CFG::LDA_S + a_frag + s * CFG::STRIDE_M);
-                af[buf][4 * s][0] = v.x;
-                af[buf][4 * s + 1][0] = v.y;
-                af[buf][4 * s + 2][0] = v.z;
-                af[buf][4 * s + 3][0] = v.w;
-            }
+        for (int s = 0; s < TM / 4; ++s) {
+            const float4 v = *reinterpret_cast<const float4 *>(as + a_frag + s * CFG::STRIDE_M);
+            af[buf][4 * s] = v.x;
+            af[buf][4 * s + 1] = v.y;
+            af[buf][4 * s + 2] = v.z;
+            af[buf][4 * s + 3] = v.w;
         }
-        if constexpr (!KB) {
 #pragma unroll
-            for (int s = 0; s < TN / 4; ++s) {
-                const float4 v =
-                    *reinterpret_cast<const float4 *>(bs + kk * CFG::LDB_S + b_frag + s * CFG::STRIDE_N);
-                bf[buf][4 * s][0] = v.x;
-                bf[buf][4 * s + 1][0] = v.y;
-                bf[buf][4 * s + 2][0] = v.z;
-                bf[buf][4 * s + 3][0] = v.w;
-            }
+        for (int s = 0; s < TN / 4; ++s) {
+            const float4 v = *reinterpret_cast<const float4 *>(bs + b_frag + s * CFG::STRIDE_N);
+            bf[buf][4 * s] = v.x;
+            bf[buf][4 * s + 1] = v.y;
+            bf[buf][4 * s + 2] = v.z;
+            bf[buf][4 * s + 3] = v.w;
         }
-    };
-    /* K16: fragment row i of group g (k steps 4g..4g+3) of the stage at as / bs */
-    auto load_a16 = [&](int i, int g, const float *as) {
-        const float4 v = reinterpret_cast<const float4 *>(as)[g * BM + a16[i / 4] + 8 * (i % 4)];
-        af[0][i][0] = v.x;
-        af[0][i][AK > 1 ? 1 : 0] = v.y;
-        af[0][i][AK > 2 ? 2 : 0] = v.z;
-        af[0][i][AK > 3 ? 3 : 0] = v.w;
-    };
-    auto load_b16 = [&](int j, int g, const float *bs) {
-        const float4 v = reinterpret_cast<const float4 *>(bs)[g * BN + b16[j / 4] + 8 * (j % 4)];
-        bf[0][j][0] = v.x;
-        bf[0][j][BKF > 1 ? 1 : 0] = v.y;
-        bf[0][j][BKF > 2 ? 2 : 0] = v.z;
-        bf[0][j][BKF > 3 ? 3 : 0] = v.w;
     };
 
     cp_async_wait<STAGES - 2>();
     __syncthreads();
     int read_stage = 0, write_stage = STAGES - 1;
     const float *as = As, *bs = Bs;
-    load_step(0, 0, as, bs);
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-        if (KA)
-            load_a16(i, 0, as);
-#pragma unroll
-    for (int j = 0; j < TN; ++j)
-        if (KB)
-            load_b16(j, 0, bs);
+    load_frags(0, as, bs);
 
     for (int kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
@@ -340,7 +241,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
                 bs = Bs + read_stage * CFG::B_STAGE;
             }
             const int next_kk = (kk + 1) % BK;
-            load_step((kk + 1) % 2, next_kk, as, bs);
+            load_frags((kk + 1) % 2, as + next_kk * CFG::LDA_S, bs + next_kk * CFG::LDB_S);
             if (kk == 0) {
                 const int next = kt + STAGES - 1;
                 if (next < ktiles) {
@@ -350,34 +251,11 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
                 cp_async_commit();
                 write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
             }
-            /* each acc[i][j] gets its FFMAs in k order whatever the (i, j) order within a step;
-             * the order is fixed at compile time */
-            const int ab = KA ? 0 : kk % 2, ak = KA ? kk % 4 : 0;
-            const int bb = KB ? 0 : kk % 2, bk = KB ? kk % 4 : 0;
-            const bool group_end = kk % 4 == 3; /* K16: last step of a group of four */
-            if (KB && !KA) {
-                /* columns outer, so that each column's float4 is free early in a group's last step */
 #pragma unroll
-                for (int j = 0; j < TN; ++j) {
+            for (int i = 0; i < TM; ++i)
 #pragma unroll
-                    for (int i = 0; i < TM; ++i)
-                        acc[i][j] = fmaf(af[ab][i][ak], bf[bb][j][bk], acc[i][j]);
-                    if (group_end)
-                        load_b16(j, next_kk / 4, bs);
-                }
-            } else {
-#pragma unroll
-                for (int i = 0; i < TM; ++i) {
-#pragma unroll
-                    for (int j = 0; j < TN; ++j) {
-                        acc[i][j] = fmaf(af[ab][i][ak], bf[bb][j][bk], acc[i][j]);
-                        if (KB && group_end && i == TM - 1)
-                            load_b16(j, next_kk / 4, bs);
-                    }
-                    if (KA && group_end)
-                        load_a16(i, next_kk / 4, as);
-                }
-            }
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] = fmaf(af[kk % 2][i], bf[kk % 2][j], acc[i][j]);
         }
     }
     cp_async_wait<0>();
@@ -413,14 +291,12 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     }
 }
 
-/* K16: the register budget decides (sgemm_resources.md); with 128 registers (128x128) even one
- * K16 operand spills, and two spill with 168 (128x64, 64x64)
- *                               BM   BN  BK  WM  WN TM  TN STAGES MIN_BLOCKS K16 */
-using cfg_128x128 = pipe_config<128, 128, 16, 64, 32, 8, 8, 4, 2, K16_NONE>;
-using cfg_128x256 = pipe_config<128, 256, 16, 64, 64, 8, 16, 4, 1, K16_NONE>;
-using cfg_128x64 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 3, K16_ONE>;
-using cfg_64x64 = pipe_config<64, 64, 16, 64, 32, 8, 8, 4, 6, K16_ONE>;
-using cfg_128x128_k8 = pipe_config<128, 128, 8, 64, 32, 8, 8, 4, 2, K16_NONE>;
+/*                               BM   BN  BK  WM  WN TM  TN STAGES MIN_BLOCKS */
+using cfg_128x128 = pipe_config<128, 128, 16, 64, 32, 8, 8, 4, 2>;
+using cfg_128x256 = pipe_config<128, 256, 16, 64, 64, 8, 16, 4, 1>;
+using cfg_128x64 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 3>;
+using cfg_64x64 = pipe_config<64, 64, 16, 64, 32, 8, 8, 4, 6>;
+using cfg_128x128_k8 = pipe_config<128, 128, 8, 64, 32, 8, 8, 4, 2>;
 
 template <class CFG, int MA, int MB>
 cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
@@ -442,33 +318,21 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int block
     return cudaGetLastError();
 }
 
-using launch_fn = cudaError_t (*)(const problem &, const sched &, float *, int, cudaStream_t);
-
-/* the modes a configuration runs for the requested pair: K16 falls back to K4 beyond CFG::K16 */
-template <class CFG> constexpr int mode_a(int ma)
-{
-    return ma == LOAD_K16 && CFG::K16 == K16_NONE ? LOAD_K4 : ma;
-}
-template <class CFG> constexpr int mode_b(int ma, int mb)
-{
-    return mb == LOAD_K16 && (CFG::K16 == K16_NONE || (CFG::K16 == K16_ONE && mode_a<CFG>(ma) == LOAD_K16))
-               ? LOAD_K4
-               : mb;
-}
-
-template <class CFG, int... I> constexpr std::array<launch_fn, sizeof...(I)> mode_table(std::integer_sequence<int, I...>)
-{
-    return {{&launch_modes<CFG, mode_a<CFG>(I / LOAD_MODES), mode_b<CFG>(I / LOAD_MODES, I % LOAD_MODES)>...}};
-}
-
-/* one entry per (A mode, B mode) */
 template <class CFG>
 cudaError_t launch_config(int ma, int mb, const problem &q, const sched &sc, float *ws, int blocks,
                           cudaStream_t stream)
 {
-    static constexpr std::array<launch_fn, LOAD_MODES * LOAD_MODES> table =
-        mode_table<CFG>(std::make_integer_sequence<int, LOAD_MODES * LOAD_MODES>{});
-    return table[ma * LOAD_MODES + mb](q, sc, ws, blocks, stream);
+    switch (ma * 3 + mb) {
+    case LOAD_R16 * 3 + LOAD_R16: return launch_modes<CFG, LOAD_R16, LOAD_R16>(q, sc, ws, blocks, stream);
+    case LOAD_R16 * 3 + LOAD_R4: return launch_modes<CFG, LOAD_R16, LOAD_R4>(q, sc, ws, blocks, stream);
+    case LOAD_R16 * 3 + LOAD_K4: return launch_modes<CFG, LOAD_R16, LOAD_K4>(q, sc, ws, blocks, stream);
+    case LOAD_R4 * 3 + LOAD_R16: return launch_modes<CFG, LOAD_R4, LOAD_R16>(q, sc, ws, blocks, stream);
+    case LOAD_R4 * 3 + LOAD_R4: return launch_modes<CFG, LOAD_R4, LOAD_R4>(q, sc, ws, blocks, stream);
+    case LOAD_R4 * 3 + LOAD_K4: return launch_modes<CFG, LOAD_R4, LOAD_K4>(q, sc, ws, blocks, stream);
+    case LOAD_K4 * 3 + LOAD_R16: return launch_modes<CFG, LOAD_K4, LOAD_R16>(q, sc, ws, blocks, stream);
+    case LOAD_K4 * 3 + LOAD_R4: return launch_modes<CFG, LOAD_K4, LOAD_R4>(q, sc, ws, blocks, stream);
+    default: return launch_modes<CFG, LOAD_K4, LOAD_K4>(q, sc, ws, blocks, stream);
+    }
 }
 
 template <class CFG> constexpr tile_config describe(const char *name, int blocks_per_sm, double efficiency)
@@ -506,11 +370,8 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
             return cudaErrorInvalidValue;
         ws = aligned_work(p);
     }
-    /* K16 also needs every k offset a multiple of 4: tiles start at kbegin + multiples of BK, and
-     * kbegin is a multiple of kslice, itself a multiple of BK (plan.cu) */
-    const bool k4_steps = pl.kslice % 4 == 0;
-    const int ma = p->transa ? (q.a.vec && k4_steps ? LOAD_K16 : LOAD_K4) : q.a.vec ? LOAD_R16 : LOAD_R4;
-    const int mb = !p->transb ? (q.b.vec && k4_steps ? LOAD_K16 : LOAD_K4) : q.b.vec ? LOAD_R16 : LOAD_R4;
+    const int ma = p->transa ? LOAD_K4 : q.a.vec ? LOAD_R16 : LOAD_R4;
+    const int mb = !p->transb ? LOAD_K4 : q.b.vec ? LOAD_R16 : LOAD_R4;
     cudaError_t err;
     switch (pl.cfg) {
     case TILE_128x128: err = launch_config<cfg_128x128>(ma, mb, q, sc, ws, (int)blocks, p->stream); break;
