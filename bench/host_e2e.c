@@ -137,10 +137,10 @@ static double median(double *t, int n)
  * calls, ROUNDS blocks each, so that slow drifts (page placement, clocks) reach both; not call by
  * call, because a multithreaded CPU BLAS keeps its threads spinning for a while after each call
  * (OpenBLAS: about 0.1 s) and the engine's next calls would share the cores with them; each CPU
- * block is followed by a pause long enough for them to go to sleep. One warm-up call of each first;
+ * block is followed by a pause long enough for them to go to sleep. Warm-up calls of both first;
  * each side gets budget_ms and at most MAX_REPS timed calls in all; a zero budget (the slowest calls)
  * means one block of one call. */
-enum { ROUNDS = 3, MAX_REPS = 63 };
+enum { ROUNDS = 3, MAX_REPS = 63, WARMUP_CALLS = 8 };
 
 static int timed_block(const call_ctx *x, int which, double budget_ms, int max_reps, double *t)
 {
@@ -160,9 +160,17 @@ static void time_calls(const call_ctx *x, double budget_ms, double *subject, dou
     int with_base = want_baseline && base_sgemm && base_sgemm != blas_sgemm;
     double ts[MAX_REPS], tb[MAX_REPS];
     int ns = 0, nb = 0;
-    run_call(x, 0);
+    /* warm-up: fresh buffers run slow for their first calls (page placement, TLB, the CPU BLAS's
+     * and the engine's first-use costs); both sides warm up alike, so neither side's first timed
+     * block carries more of it */
+    double t0 = now_ms();
+    for (int w = 0; w < WARMUP_CALLS && (w == 0 || now_ms() - t0 < budget_ms / 4); w++) {
+        run_call(x, 0);
+        if (with_base)
+            run_call(x, 1);
+    }
     if (with_base)
-        run_call(x, 1);
+        nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
     int rounds = budget_ms > 0 ? ROUNDS : 1;
     for (int r = 0; r < rounds; r++) {
         ns += timed_block(x, 0, budget_ms / ROUNDS, MAX_REPS / ROUNDS, ts + ns);
