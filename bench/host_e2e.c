@@ -136,11 +136,18 @@ static double median(double *t, int n)
  * their ratio is not disturbed by differences between processes. They take turns in blocks of
  * calls, ROUNDS blocks each, so that slow drifts (page placement, clocks) reach both; not call by
  * call, because a multithreaded CPU BLAS keeps its threads spinning for a while after each call
- * (OpenBLAS: about 0.1 s) and the engine's next calls would share the cores with them; each CPU
- * block is followed by a pause long enough for them to go to sleep. Warm-up calls of both first;
+ * (OpenBLAS: about 0.1 s) and the engine's next calls would share the cores with them; every
+ * block starts after a pause long enough for them to go to sleep. Warm-up calls of both first;
  * each side gets budget_ms and at most MAX_REPS timed calls in all; a zero budget (the slowest calls)
  * means one block of one call. */
 enum { ROUNDS = 3, MAX_REPS = 63, WARMUP_CALLS = 8 };
+
+/* the pause before each block when both sides are timed: the CPU BLAS's threads go to sleep and
+ * both sides start their blocks from the same state (idle cores, threads to wake) */
+static void settle(void)
+{
+    nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+}
 
 static int timed_block(const call_ctx *x, int which, double budget_ms, int max_reps, double *t)
 {
@@ -169,14 +176,14 @@ static void time_calls(const call_ctx *x, double budget_ms, double *subject, dou
         if (with_base)
             run_call(x, 1);
     }
-    if (with_base)
-        nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
     int rounds = budget_ms > 0 ? ROUNDS : 1;
     for (int r = 0; r < rounds; r++) {
+        if (with_base)
+            settle();
         ns += timed_block(x, 0, budget_ms / ROUNDS, MAX_REPS / ROUNDS, ts + ns);
         if (with_base) {
+            settle();
             nb += timed_block(x, 1, budget_ms / ROUNDS, MAX_REPS / ROUNDS, tb + nb);
-            nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
         }
     }
     *subject = median(ts, ns);
