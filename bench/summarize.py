@@ -6,6 +6,7 @@
 Tables go to stdout (markdown); plots (PNG) to OUT_DIR when matplotlib is available."""
 import csv
 import os
+import re
 import sys
 from collections import defaultdict
 
@@ -15,26 +16,57 @@ def read_rows(path):
         return [r for r in csv.reader(line for line in f if not line.startswith("#")) if r]
 
 
+def auto_sides(path):
+    """(routine, m, n, k) -> {side: calls} from the auto run's SHIMBLAS_VERBOSE trace"""
+    sides = defaultdict(lambda: defaultdict(int))
+    if not os.path.exists(path):
+        return sides
+    pat = re.compile(r"^shimblas: (sgemm|sgemv) \S+ m=(\d+) n=(\d+)(?: k=(\d+))? .*-> (\w+);")
+    with open(path) as f:
+        for line in f:
+            hit = pat.match(line)
+            if hit:
+                routine, m, n, k, side = hit.groups()
+                sides[(routine, int(m), int(n), int(k or 0))][side] += 1
+    return sides
+
+
 def host(out_dir, path):
     rows = read_rows(path)
     engines = []
     times = defaultdict(dict)  # (routine, shape) -> engine -> ms
+    dims = {}  # (routine, shape) -> (m, n, k) of the Fortran call
     wrong = []
     for label, routine, shape, m, n, k, ms, rate, ok in rows:
         if label not in engines:
             engines.append(label)
         times[(routine, shape)][label] = float(ms)
+        dims[(routine, shape)] = (int(m), int(n), int(k))
         if ok != "ok":
             wrong.append(f"{label} {routine} {shape}")
+    sides = auto_sides(path[: -len(".csv")] + "_auto_trace.txt")
     # cpu-blas@ENGINE: the CPU BLAS timed in the same process as ENGINE, right after it;
     # auto mode is judged against the one in its own process (processes differ by +-30 % on
     # memory-bound calls, more than the 5 % being judged)
     main = [e for e in engines if "@" not in e]
-    print("| routine | shape | " + " | ".join(main) + " | CPU in auto's process | auto / CPU | auto / best |")
-    print("| --- | --- | " + " | ".join("---" for _ in main) + " | --- | --- | --- |")
+    print("| routine | shape | " + " | ".join(main)
+          + " | CPU in auto's process | auto / CPU | auto / best | auto's calls (trace run) | faster side |")
+    print("| --- | --- | " + " | ".join("---" for _ in main) + " | --- | --- | --- | --- | --- |")
     misses = []
+    wrong_side = []
     for (routine, shape), t in times.items():
         cells = [f"{t[e]:.3f}" if e in t else "-" for e in main]
+        took = sides.get((routine,) + dims[(routine, shape)], {})
+        side_cell = ", ".join(f"{v} {s}" for s, v in sorted(took.items(), key=lambda kv: -kv[1]))
+        cpu_t = t.get("cpu-blas@shimblas-auto", t.get("cpu-blas"))
+        gpu_t = t.get("shimblas-gpu")
+        faster = ""
+        if cpu_t and gpu_t:
+            faster = "gpu" if gpu_t < cpu_t else "cpu"
+            # a clear call (one side 1.5x faster) that auto mostly sent to the other side
+            if took and max(cpu_t, gpu_t) > 1.5 * min(cpu_t, gpu_t) and max(took, key=took.get) != faster:
+                wrong_side.append(f"{routine} {shape}: auto mostly {max(took, key=took.get)}, {faster} is faster")
+        side_cell = side_cell or "-"
         ratio_cpu = ratio_best = base_cell = ""
         cpu = t.get("cpu-blas@shimblas-auto", t.get("cpu-blas"))
         if "shimblas-auto" in t and cpu:
@@ -46,7 +78,8 @@ def host(out_dir, path):
                 misses.append(f"auto {auto / cpu:.2f}x the CPU BLAS on {routine} {shape}")
             if auto > 1.1 * best:
                 misses.append(f"auto {auto / best:.2f}x the better side on {routine} {shape}")
-        print(f"| {routine} | {shape} | " + " | ".join(cells) + f" | {base_cell} | {ratio_cpu} | {ratio_best} |")
+        print(f"| {routine} | {shape} | " + " | ".join(cells)
+              + f" | {base_cell} | {ratio_cpu} | {ratio_best} | {side_cell} | {faster} |")
     print()
     for shape, target in (("8192x8192x8192", 30.0), ("4096x4096x4096", 6.0)):
         got = times.get(("sgemm", shape), {}).get("shimblas-gpu")
@@ -55,6 +88,18 @@ def host(out_dir, path):
                   f"{'met' if got <= target else 'MISSED'}")
     for m in misses:
         print(f"- target MISSED: {m}")
+    # how far the same CPU BLAS call moves between two processes of the same run: the noise floor
+    # under the 1.05x comparisons
+    for routine in ("sgemm", "sgemv"):
+        spread = [max(t["cpu-blas"], t["cpu-blas@shimblas-auto"]) / min(t["cpu-blas"], t["cpu-blas@shimblas-auto"])
+                  for (r, _), t in times.items() if r == routine and "cpu-blas" in t and "cpu-blas@shimblas-auto" in t]
+        if spread:
+            print(f"- noise: the CPU BLAS's own {routine} time differs between two processes by up to "
+                  f"{max(spread):.2f}x (median {sorted(spread)[len(spread) // 2]:.2f}x)")
+    for w in wrong_side:
+        print(f"- auto chose the slower side: {w}")
+    if sides and not wrong_side:
+        print("- auto sent every shape where one side is at least 1.5x faster mostly to that side")
     if not misses:
         print("- auto mode within 1.05x of the CPU BLAS and 1.1x of the better side on every shape: met")
     for w in wrong:
