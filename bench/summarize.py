@@ -128,6 +128,37 @@ def host(out_dir, path):
     fig.savefig(os.path.join(out_dir, "host_sgemm.png"), dpi=110)
 
 
+def print_device_tables(routine, header, rows, metric):
+    """markdown: the selector against cuBLAS per shape and case, then every variant where it ran"""
+    col = {h: i for i, h in enumerate(header)}
+    unit = "GB/s" if routine == "sgemv" else "TFLOP/s"
+    rate = "gbps" if routine == "sgemv" else "tflops"
+    by_case = defaultdict(dict)  # (shape, case) -> variant -> row
+    order = []
+    for r in rows:
+        key = (r[col["shape"]], r[col["case"]])
+        if key not in by_case:
+            order.append(key)
+        by_case[key][r[col["variant"]]] = r
+    pct = "% of copy" if metric == "pct_copy" else "% of peak"
+    print(f"\n#### {routine}: the selector against cuBLAS\n")
+    print(f"| shape | case | cuBLAS {unit} | cuBLAS {pct} | selector's choice | {unit} | {pct} | x cuBLAS | best variant (x cuBLAS) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for key in order:
+        vs = by_case[key]
+        sel = next((v for v in vs if v.startswith("selected:") or v.startswith("selector")), None)
+        cub = vs.get("cublas")
+        if not sel or not cub:
+            continue
+        name = sel.split(":", 1)[1] if ":" in sel else sel[sel.find("[") + 1 : -1]
+        s_row = vs[sel]
+        best = max((v for v in vs if v != "cublas" and v != sel and vs[v][col["ratio_cublas"]] not in ("", "-")),
+                   key=lambda v: float(vs[v][col["ratio_cublas"]]), default=None)
+        best_cell = f"{best} ({float(vs[best][col['ratio_cublas']]):.2f})" if best else "-"
+        print(f"| {key[0]} | {key[1]} | {float(cub[col[rate]]):.1f} | {float(cub[col[metric]]):.1f} | {name} | "
+              f"{float(s_row[col[rate]]):.1f} | {float(s_row[col[metric]]):.1f} | {float(s_row[col['ratio_cublas']]):.2f} | {best_cell} |")
+
+
 def device(out_dir, paths):
     try:
         import matplotlib
@@ -154,6 +185,7 @@ def device(out_dir, paths):
                 series[variant][x] = float(r[col[metric]])
             except ValueError:
                 pass
+        print_device_tables(routine, header, rows, metric)
         if plt is None or not labels:
             continue
         fig, ax = plt.subplots(figsize=(max(8, len(labels) * 0.45), 5))
