@@ -15,6 +15,10 @@ cudaError_t coarse_1d_launch(const shim_sgemm_args *p);
 cudaError_t coarse_2d_launch(const shim_sgemm_args *p);
 cudaError_t vec4_launch(const shim_sgemm_args *p);
 cudaError_t warptile_launch(const shim_sgemm_args *p);
+/* the warptile kernel at 128x64 tiles (4 warps, 3 blocks per SM), k tiles of 8 and of 16; variants,
+ * not rungs */
+cudaError_t warptile_128x64_launch(const shim_sgemm_args *p);
+cudaError_t warptile_128x64x16_launch(const shim_sgemm_args *p);
 
 /* C := beta*C (zeros when beta == 0) without touching A or B */
 cudaError_t scale_c_launch(const shim_sgemm_args *p);

@@ -3,34 +3,48 @@
  * a warp's 16-byte fragment loads hit 8 (A) and 4 (B) consecutive float4: one shared-memory
  * wavefront each, no bank conflicts. Two shared buffers with the next tile's global loads in
  * registers during the compute leave one barrier per k tile; the next fragments are read from
- * shared memory while the current ones are multiplied. */
+ * shared memory while the current ones are multiplied.
+ *
+ * The kernel is a template on its tile configuration; the rung is the 128x128x8 one, and the
+ * 128x64 ones (4 warps, 3 blocks per SM) are variants of their own. */
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
 
 namespace sgemm {
 namespace {
 
-constexpr int WT_BM = 128, WT_BN = 128, WT_BK = 8, WT_WM = 64, WT_WN = 32, WT_TM = 8, WT_TN = 8;
-constexpr int WT_WARPS_M = WT_BM / WT_WM, WT_WARPS_N = WT_BN / WT_WN;
-constexpr int WT_THREADS = 32 * WT_WARPS_M * WT_WARPS_N;
-constexpr int WT_LANES_M = WT_WM / WT_TM, WT_LANES_N = WT_WN / WT_TN;
-constexpr int WT_STRIDE_M = 4 * WT_LANES_M, WT_STRIDE_N = 4 * WT_LANES_N;
-constexpr int WT_LDA = WT_BM + 4, WT_LDB = WT_BN + 4;
-static_assert(WT_LANES_M * WT_LANES_N == 32, "a warp's lanes tile its warp tile");
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int MIN_BLOCKS_> struct wt_config {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
+    static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
+    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
+    static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    static constexpr int LANES_M = WM / TM, LANES_N = WN / TN;
+    static constexpr int STRIDE_M = 4 * LANES_M, STRIDE_N = 4 * LANES_N;
+    static constexpr int LDA = BM + 4, LDB = BN + 4;
+    static_assert(LANES_M * LANES_N == 32, "a warp's lanes tile its warp tile");
+    static_assert(BM % WM == 0 && BN % WN == 0 && TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "shape");
+};
 
-template <bool KCA, bool KCB, bool VEC>
-__global__ void __launch_bounds__(WT_THREADS, 2) warptile_kernel(const problem p, int tiles_m)
+/*                           BM   BN  BK  WM  WN TM TN MIN_BLOCKS */
+using cfg_128x128 = wt_config<128, 128, 8, 64, 32, 8, 8, 2>;
+using cfg_128x64 = wt_config<128, 64, 8, 64, 32, 8, 8, 3>;
+using cfg_128x64x16 = wt_config<128, 64, 16, 64, 32, 8, 8, 3>;
+
+template <class CFG, bool KCA, bool KCB, bool VEC>
+__global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS) warptile_kernel(const problem p, int tiles_m)
 {
-    __shared__ __align__(16) float As[2][WT_BK * WT_LDA];
-    __shared__ __align__(16) float Bs[2][WT_BK * WT_LDB];
+    constexpr int BM = CFG::BM, BN = CFG::BN, BK = CFG::BK, TM = CFG::TM, TN = CFG::TN;
+    constexpr int LDA = CFG::LDA, LDB = CFG::LDB;
+    __shared__ __align__(16) float As[2][BK * LDA];
+    __shared__ __align__(16) float Bs[2][BK * LDB];
     int tm, tn;
     tile_coords<RASTER_GROUP>((int)blockIdx.x, tiles_m, (int)(gridDim.x / tiles_m), tm, tn);
-    const int m0 = tm * WT_BM, n0 = tn * WT_BN;
+    const int m0 = tm * BM, n0 = tn * BN;
     const int tid = (int)threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const int a_frag = (warp % WT_WARPS_M) * WT_WM + (lane % WT_LANES_M) * 4;
-    const int b_frag = (warp / WT_WARPS_M) * WT_WN + (lane / WT_LANES_M) * 4;
-    reg_tile_loader<KCA, VEC, WT_BM, WT_BK, WT_THREADS, WT_LDA> la;
-    reg_tile_loader<KCB, VEC, WT_BN, WT_BK, WT_THREADS, WT_LDB> lb;
+    const int a_frag = (warp % CFG::WARPS_M) * CFG::WM + (lane % CFG::LANES_M) * 4;
+    const int b_frag = (warp / CFG::WARPS_M) * CFG::WN + (lane / CFG::LANES_M) * 4;
+    reg_tile_loader<KCA, VEC, BM, BK, CFG::THREADS, LDA> la;
+    reg_tile_loader<KCB, VEC, BN, BK, CFG::THREADS, LDB> lb;
 
     la.load(p.a, m0, 0, p.k, tid);
     lb.load(p.b, n0, 0, p.k, tid);
@@ -38,37 +52,37 @@ __global__ void __launch_bounds__(WT_THREADS, 2) warptile_kernel(const problem p
     lb.store(Bs[0], tid);
     __syncthreads();
 
-    float acc[WT_TM][WT_TN] = {};
-    float af[2][WT_TM], bf[2][WT_TN];
-    const int ktiles = (p.k + WT_BK - 1) / WT_BK;
+    float acc[TM][TN] = {};
+    float af[2][TM], bf[2][TN];
+    const int ktiles = (p.k + BK - 1) / BK;
     for (int kt = 0; kt < ktiles; ++kt) {
         const int cur = kt & 1;
         const bool more = kt + 1 < ktiles;
         if (more) {
-            la.load(p.a, m0, (kt + 1) * WT_BK, p.k, tid);
-            lb.load(p.b, n0, (kt + 1) * WT_BK, p.k, tid);
+            la.load(p.a, m0, (kt + 1) * BK, p.k, tid);
+            lb.load(p.b, n0, (kt + 1) * BK, p.k, tid);
         }
         const float *as = As[cur], *bs = Bs[cur];
 #pragma unroll
-        for (int kk = 0; kk < WT_BK; ++kk) {
+        for (int kk = 0; kk < BK; ++kk) {
             /* kk == 0 loads its own fragments; every step then fetches the next one's */
 #pragma unroll
             for (int step = kk == 0 ? 0 : 1; step < 2; ++step) {
                 const int l = kk + step, buf = l & 1;
-                if (l < WT_BK) {
+                if (l < BK) {
 #pragma unroll
-                    for (int s = 0; s < WT_TM / 4; ++s) {
+                    for (int s = 0; s < TM / 4; ++s) {
                         float4 t =
-                            *reinterpret_cast<const float4 *>(as + l * WT_LDA + a_frag + s * WT_STRIDE_M);
+                            *reinterpret_cast<const float4 *>(as + l * LDA + a_frag + s * CFG::STRIDE_M);
                         af[buf][4 * s] = t.x;
                         af[buf][4 * s + 1] = t.y;
                         af[buf][4 * s + 2] = t.z;
                         af[buf][4 * s + 3] = t.w;
                     }
 #pragma unroll
-                    for (int s = 0; s < WT_TN / 4; ++s) {
+                    for (int s = 0; s < TN / 4; ++s) {
                         float4 t =
-                            *reinterpret_cast<const float4 *>(bs + l * WT_LDB + b_frag + s * WT_STRIDE_N);
+                            *reinterpret_cast<const float4 *>(bs + l * LDB + b_frag + s * CFG::STRIDE_N);
                         bf[buf][4 * s] = t.x;
                         bf[buf][4 * s + 1] = t.y;
                         bf[buf][4 * s + 2] = t.z;
@@ -77,9 +91,9 @@ __global__ void __launch_bounds__(WT_THREADS, 2) warptile_kernel(const problem p
                 }
             }
 #pragma unroll
-            for (int r = 0; r < WT_TM; ++r)
+            for (int r = 0; r < TM; ++r)
 #pragma unroll
-                for (int c = 0; c < WT_TN; ++c)
+                for (int c = 0; c < TN; ++c)
                     acc[r][c] = fmaf(af[kk & 1][r], bf[kk & 1][c], acc[r][c]);
         }
         /* the other buffer was last read before the previous barrier */
@@ -91,39 +105,53 @@ __global__ void __launch_bounds__(WT_THREADS, 2) warptile_kernel(const problem p
     }
 
 #pragma unroll
-    for (int sn = 0; sn < WT_TN / 4; ++sn)
+    for (int sn = 0; sn < TN / 4; ++sn)
 #pragma unroll
         for (int jj = 0; jj < 4; ++jj) {
-            const int j = n0 + b_frag + sn * WT_STRIDE_N + jj;
+            const int j = n0 + b_frag + sn * CFG::STRIDE_N + jj;
             if (j < p.n) {
 #pragma unroll
-                for (int sm = 0; sm < WT_TM / 4; ++sm)
-                    store_c4(p, m0 + a_frag + sm * WT_STRIDE_M, j, acc[4 * sm][4 * sn + jj],
+                for (int sm = 0; sm < TM / 4; ++sm)
+                    store_c4(p, m0 + a_frag + sm * CFG::STRIDE_M, j, acc[4 * sm][4 * sn + jj],
                              acc[4 * sm + 1][4 * sn + jj], acc[4 * sm + 2][4 * sn + jj],
                              acc[4 * sm + 3][4 * sn + jj]);
             }
         }
 }
 
-template <bool VEC> void (*pick_warptile(int transa, int transb))(const problem, int)
+template <class CFG, bool VEC> void (*pick_warptile(int transa, int transb))(const problem, int)
 {
-    return transa ? (transb ? warptile_kernel<true, false, VEC> : warptile_kernel<true, true, VEC>)
-                  : (transb ? warptile_kernel<false, false, VEC> : warptile_kernel<false, true, VEC>);
+    return transa
+               ? (transb ? warptile_kernel<CFG, true, false, VEC> : warptile_kernel<CFG, true, true, VEC>)
+               : (transb ? warptile_kernel<CFG, false, false, VEC> : warptile_kernel<CFG, false, true, VEC>);
+}
+
+template <class CFG> cudaError_t launch_warptile(const shim_sgemm_args *p)
+{
+    const problem q = make_problem(p);
+    int tiles_m = (p->m + CFG::BM - 1) / CFG::BM;
+    int64_t blocks = (int64_t)tiles_m * ((p->n + CFG::BN - 1) / CFG::BN);
+    if (blocks > INT32_MAX)
+        return cudaErrorInvalidConfiguration;
+    void (*kernel)(const problem, int) = q.a.vec && q.b.vec ? pick_warptile<CFG, true>(p->transa, p->transb)
+                                                            : pick_warptile<CFG, false>(p->transa, p->transb);
+    kernel<<<(unsigned)blocks, CFG::THREADS, 0, p->stream>>>(q, tiles_m);
+    return cudaGetLastError();
 }
 
 } // namespace
 
 cudaError_t warptile_launch(const shim_sgemm_args *p)
 {
-    const problem q = make_problem(p);
-    int tiles_m = (p->m + WT_BM - 1) / WT_BM;
-    int64_t blocks = (int64_t)tiles_m * ((p->n + WT_BN - 1) / WT_BN);
-    if (blocks > INT32_MAX)
-        return cudaErrorInvalidConfiguration;
-    void (*kernel)(const problem, int) = q.a.vec && q.b.vec ? pick_warptile<true>(p->transa, p->transb)
-                                                            : pick_warptile<false>(p->transa, p->transb);
-    kernel<<<(unsigned)blocks, WT_THREADS, 0, p->stream>>>(q, tiles_m);
-    return cudaGetLastError();
+    return launch_warptile<cfg_128x128>(p);
+}
+cudaError_t warptile_128x64_launch(const shim_sgemm_args *p)
+{
+    return launch_warptile<cfg_128x64>(p);
+}
+cudaError_t warptile_128x64x16_launch(const shim_sgemm_args *p)
+{
+    return launch_warptile<cfg_128x64x16>(p);
 }
 
 } // namespace sgemm
