@@ -1,7 +1,9 @@
 /* Device-resident SGEMM benchmark: every rung of the kernel ladder and the selector against cuBLAS
  * (pedantic FP32, no tensor cores) in the same run, on squares and awkward shapes in all four
  * transposes. Random data, CUDA-event timing (median after warm-up), operand sets rotated where
- * one set would sit in L2. Prints a table and writes a CSV (argv[1], default sgemm_device.csv). */
+ * one set would sit in L2. Prints a table and writes a CSV (argv[1], default sgemm_device.csv).
+ * Every rung runs on NN; argv[2], a comma-separated list of variant names, also runs those on TN,
+ * NT and TT. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -135,8 +137,23 @@ typedef struct {
     const char *sel_name[NSHAPES][4];
 } summary;
 
+/* name is one of the comma-separated names in list */
+static int named(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *at = list; at && *at;) {
+        const char *end = strchr(at, ',');
+        size_t n = end ? (size_t)(end - at) : strlen(at);
+        if (n == len && strncmp(at, name, len) == 0)
+            return 1;
+        at = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    const char *every_case = argc > 2 ? argv[2] : "";
     const char *csv_path = argc > 1 ? argv[1] : "sgemm_device.csv";
     struct cudaDeviceProp prop;
     BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
@@ -269,10 +286,10 @@ int main(int argc, char **argv)
                 }
             }
 
-            if (tc != 0)
-                continue;
-            /* every rung on NN, unless it would take too long */
+            /* every rung on NN, unless it would take too long; the named ones in every case */
             for (int v = 0; v < nvar; v++) {
+                if (tc != 0 && !named(every_case, all[v].name))
+                    continue;
                 double est_ms = best_rate[v] > 0 ? flops / (best_rate[v] * 1e9) : 0.0;
                 if (est_ms > MAX_CALL_MS) {
                     printf("%-16s %-4s %-30s %10s\n", shape_name, case_names[tc], all[v].name,
