@@ -175,6 +175,25 @@ extern "C" const shim_sgemm_variant *shim_sgemm_find(const char *name)
     return nullptr;
 }
 
+/* An A stored K-contiguous (transa) reaches the pipelined kernels' shared memory by 4-byte
+ * transposing cp.async; measured on the H200 (docs/perf.md) that costs 13-25 % against the
+ * register-staged warptile kernels, which load it 16 bytes at a time and transpose on the shared
+ * store. So with transa: warptile (128x128) where its tiles give every SM at least one block and
+ * the last wave (2 blocks per SM) is at least 85 % full, and warptile_128x64x16 in place of a
+ * data-parallel 128x64 plan on grids of fewer tiles than SMs. Split-K plans stay: there the pipelined
+ * kernel's K slices matter more than the copy. */
+static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen)
+{
+    const int64_t tiles = (int64_t)((p->m + 127) / 128) * ((p->n + 127) / 128);
+    const int64_t slots = 2 * (int64_t)sm_count();
+    const int64_t waves = (tiles + slots - 1) / slots;
+    if (tiles >= slots / 2 && (double)tiles >= 0.85 * (double)(waves * slots))
+        return V_WARPTILE;
+    if (tiles < slots / 2 && chosen == V_PIPE_128x64)
+        return V_WARPTILE_128x64x16;
+    return chosen;
+}
+
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 {
     /* tiny products: launch latency is all there is, and naive has the least set-up */
@@ -200,6 +219,8 @@ extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
         if (tail.split_tiles > 0 && tail.dp_tiles > 0 && plan_cost(p, tail) < SPLIT_MARGIN * best_cost)
             best = V_SPLITK_TAIL;
     }
+    if (p->transa && best != V_SPLITK)
+        best = register_staged_for_transposed_a(p, best);
     return &variants[best];
 }
 
