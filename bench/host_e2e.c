@@ -137,16 +137,22 @@ static double median(double *t, int n)
  * calls, ROUNDS blocks each, so that slow drifts (page placement, clocks) reach both; not call by
  * call, because a multithreaded CPU BLAS keeps its threads spinning for a while after each call
  * (OpenBLAS: about 0.1 s) and the engine's next calls would share the cores with them; every
- * block starts after a pause long enough for them to go to sleep. Warm-up calls of both first;
+ * block starts after a pause long enough for them to go to sleep and a few untimed calls that
+ * bring the clocks back up (settle). Warm-up calls of both first;
  * each side gets budget_ms and at most MAX_REPS timed calls in all; a zero budget (the slowest calls)
  * means one block of one call. */
 enum { ROUNDS = 3, MAX_REPS = 63, WARMUP_CALLS = 8 };
 
-/* the pause before each block when both sides are timed: the CPU BLAS's threads go to sleep and
- * both sides start their blocks from the same state (idle cores, threads to wake) */
-static void settle(void)
+/* before each block when both sides are timed: a pause, in which the CPU BLAS's threads go to
+ * sleep, then untimed calls of the side about to be timed (at least one, about 10 ms' worth), which
+ * bring clocks and threads back up: both sides start their timed calls from the same state */
+static void settle(const call_ctx *x, int which)
 {
     nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+    double t0 = now_ms();
+    do
+        run_call(x, which);
+    while (now_ms() - t0 < 10.0);
 }
 
 static int timed_block(const call_ctx *x, int which, double budget_ms, int max_reps, double *t)
@@ -179,10 +185,10 @@ static void time_calls(const call_ctx *x, double budget_ms, double *subject, dou
     int rounds = budget_ms > 0 ? ROUNDS : 1;
     for (int r = 0; r < rounds; r++) {
         if (with_base)
-            settle();
+            settle(x, 0);
         ns += timed_block(x, 0, budget_ms / ROUNDS, MAX_REPS / ROUNDS, ts + ns);
         if (with_base) {
-            settle();
+            settle(x, 1);
             nb += timed_block(x, 1, budget_ms / ROUNDS, MAX_REPS / ROUNDS, tb + nb);
         }
     }
