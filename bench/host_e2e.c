@@ -175,12 +175,13 @@ static void time_calls(const call_ctx *x, double budget_ms, double *subject, dou
     int ns = 0, nb = 0;
     /* warm-up: fresh buffers run slow for their first calls (page placement, TLB, the CPU BLAS's
      * and the engine's first-use costs); both sides warm up alike, so neither side's first timed
-     * block carries more of it */
-    double t0 = now_ms();
-    for (int w = 0; w < WARMUP_CALLS && (w == 0 || now_ms() - t0 < budget_ms / 4); w++) {
-        run_call(x, 0);
-        if (with_base)
-            run_call(x, 1);
+     * block carries more of it; one side after the other, for the reason the blocks are */
+    for (int side = 0; side <= with_base; side++) {
+        double t0 = now_ms();
+        if (side)
+            settle(x, side);
+        for (int w = 0; w < WARMUP_CALLS && (w == 0 || now_ms() - t0 < budget_ms / 4); w++)
+            run_call(x, side);
     }
     int rounds = budget_ms > 0 ? ROUNDS : 1;
     for (int r = 0; r < rounds; r++) {
