@@ -177,9 +177,9 @@ static void time_calls(const call_ctx *x, double budget_ms, double *subject, dou
      * and the engine's first-use costs); both sides warm up alike, so neither side's first timed
      * block carries more of it; one side after the other, for the reason the blocks are */
     for (int side = 0; side <= with_base; side++) {
-        double t0 = now_ms();
         if (side)
             settle(x, side);
+        double t0 = now_ms(); /* after the pause: each side gets the same warm-up budget */
         for (int w = 0; w < WARMUP_CALLS && (w == 0 || now_ms() - t0 < budget_ms / 4); w++)
             run_call(x, side);
     }
