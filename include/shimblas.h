@@ -58,13 +58,16 @@ void shimblas_set_mode(shimblas_mode mode);
 int shimblas_gpu_available(void);
 
 /* Call counters, per routine, since load or the last reset. Every call that entered a shimblas
- * entry point is counted once, by where it was served. */
+ * entry point is counted once, by where it was served: calls = gpu + cpu + trivial + errors +
+ * gpu_failed. */
 typedef struct shimblas_counts {
     unsigned long long calls;   /* every call */
     unsigned long long gpu;     /* computed by shimblas's kernels on the GPU */
     unsigned long long cpu;     /* handed to the CPU BLAS */
     unsigned long long trivial; /* quick return, or alpha == 0 scaling done in place */
     unsigned long long errors;  /* rejected by the argument checks (xerbla called) */
+    unsigned long long gpu_failed; /* failed on the GPU and recomputed on the CPU BLAS (never counted
+                                      as gpu, cpu or trivial) */
 } shimblas_counts;
 typedef struct shimblas_stats {
     shimblas_counts sgemv;

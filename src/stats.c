@@ -11,7 +11,7 @@
 static atomic_ullong counts[SHIM_ROUTINES][SHIM_SIDES];
 
 static const char *const routine_names[SHIM_ROUTINES] = {"sgemv", "sgemm"};
-static const char *const side_names[SHIM_SIDES] = {"trivial", "cpu", "gpu", "error"};
+static const char *const side_names[SHIM_SIDES] = {"trivial", "cpu", "gpu", "error", "gpu failed, recomputed on the CPU"};
 
 double shim_now_ms(void)
 {
@@ -39,7 +39,8 @@ static void fill_counts(shimblas_counts *out, int routine)
     out->cpu = atomic_load(&counts[routine][SHIM_CPU]);
     out->gpu = atomic_load(&counts[routine][SHIM_GPU]);
     out->errors = atomic_load(&counts[routine][SHIM_ERROR]);
-    out->calls = out->trivial + out->cpu + out->gpu + out->errors;
+    out->gpu_failed = atomic_load(&counts[routine][SHIM_GPU_FAILED]);
+    out->calls = out->trivial + out->cpu + out->gpu + out->errors + out->gpu_failed;
 }
 
 __attribute__((visibility("default"))) void shimblas_get_stats(shimblas_stats *out)
@@ -63,7 +64,7 @@ __attribute__((destructor)) static void stats_summary(void)
     for (int r = 0; r < SHIM_ROUTINES; r++) {
         shimblas_counts c;
         fill_counts(&c, r);
-        shim_log("%s calls=%llu gpu=%llu cpu=%llu trivial=%llu errors=%llu", routine_names[r], c.calls, c.gpu,
-                 c.cpu, c.trivial, c.errors);
+        shim_log("%s calls=%llu gpu=%llu cpu=%llu trivial=%llu errors=%llu gpu_failed=%llu", routine_names[r],
+                 c.calls, c.gpu, c.cpu, c.trivial, c.errors, c.gpu_failed);
     }
 }

@@ -4,7 +4,8 @@
 #define SHIM_STATS_H
 
 enum shim_routine { SHIM_SGEMV = 0, SHIM_SGEMM = 1, SHIM_ROUTINES };
-enum shim_side { SHIM_TRIVIAL = 0, SHIM_CPU, SHIM_GPU, SHIM_ERROR, SHIM_SIDES };
+/* where a call was served; SHIM_GPU_FAILED: the GPU failed it and the CPU BLAS recomputed it */
+enum shim_side { SHIM_TRIVIAL = 0, SHIM_CPU, SHIM_GPU, SHIM_ERROR, SHIM_GPU_FAILED, SHIM_SIDES };
 
 typedef struct shim_call_record {
     enum shim_routine routine;

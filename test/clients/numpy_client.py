@@ -13,7 +13,7 @@ except ImportError:
 
 
 class Counts(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_ulonglong) for n in ("calls", "gpu", "cpu", "trivial", "errors")]
+    _fields_ = [(n, ctypes.c_ulonglong) for n in ("calls", "gpu", "cpu", "trivial", "errors", "gpu_failed")]
 
 
 class Stats(ctypes.Structure):

@@ -40,10 +40,15 @@ name=$(echo "$routine" | sed 's/^cblas_//' | tr 'A-Z' 'a-z')
 line=$(grep "^shimblas: $name calls=" err.txt)
 [ -n "$line" ] || { fail "no shimblas summary for $name: the shim was not loaded"; exit 1; }
 num() { echo "$line" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
-calls=$(num calls) gpu=$(num gpu) cpu=$(num cpu) errors=$(num errors)
+calls=$(num calls) gpu=$(num gpu) cpu=$(num cpu) errors=$(num errors) gpu_failed=$(num gpu_failed)
 [ "$calls" -gt 0 ] || fail "shimblas served no $name calls"
 [ "$errors" -gt 0 ] || fail "the error-exit calls did not reach shimblas"
 [ $((gpu + cpu)) -gt 0 ] || fail "no $name call computed anything through shimblas"
+# a GPU failure is a test failure unless the test injected it
+if [ -z "${SHIMBLAS_TEST_FAIL:-}" ]; then
+    [ "${gpu_failed:-0}" -eq 0 ] || fail "$gpu_failed $name calls failed on the GPU"
+    if grep -q 'GPU call failed' err.txt; then fail "a GPU call failed"; fi
+fi
 if [ "${SHIMBLAS_MODE:-}" = gpu ]; then
     if grep -q 'no usable GPU' err.txt; then
         echo "SKIP: SHIMBLAS_MODE=gpu but no usable GPU"
