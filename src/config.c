@@ -11,6 +11,17 @@
 
 static shim_config config;
 static atomic_int mode = -1;
+atomic_int shim_fast_path;
+
+static void set_mode(int m)
+{
+    atomic_store(&mode, m);
+    int fast = config.verbose ? SHIM_FAST_NONE
+               : m == SHIMBLAS_MODE_CPU  ? SHIM_FAST_CPU
+               : m == SHIMBLAS_MODE_AUTO ? SHIM_FAST_AUTO
+                                         : SHIM_FAST_NONE;
+    atomic_store(&shim_fast_path, fast);
+}
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
 static const char *env_or_null(const char *name)
@@ -62,6 +73,22 @@ static void read_config(void)
             config.device_memory = (size_t)bytes;
     }
 
+    const char *fail = env_or_null("SHIMBLAS_TEST_FAIL");
+    if (fail) {
+        char *end = NULL;
+        if (strcmp(fail, "sticky") == 0) {
+            config.test_fail = SHIM_TEST_FAIL_STICKY;
+        } else if (strncmp(fail, "gpu", 3) == 0 && (fail[3] == 0 || fail[3] == ':')) {
+            long at = fail[3] ? strtol(fail + 4, &end, 10) : 1;
+            if (fail[3] && (*end || at < 1 || at > 1000000))
+                at = 0;
+            config.test_fail = at ? SHIM_TEST_FAIL_GPU : SHIM_TEST_FAIL_NONE;
+            config.test_fail_launch = (int)at;
+        }
+        if (config.test_fail == SHIM_TEST_FAIL_NONE)
+            shim_log("SHIMBLAS_TEST_FAIL=%s is not one of gpu, gpu:N, sticky; ignored", fail);
+    }
+
     const char *m = env_or_null("SHIMBLAS_MODE");
     int initial = SHIMBLAS_MODE_AUTO;
     if (m) {
@@ -72,8 +99,8 @@ static void read_config(void)
         else if (strcasecmp(m, "auto") != 0)
             shim_log("SHIMBLAS_MODE=%s is not one of auto, gpu, cpu; using auto", m);
     }
-    int unset = -1;
-    atomic_compare_exchange_strong(&mode, &unset, initial);
+    if (atomic_load(&mode) == -1)
+        set_mode(initial);
 }
 
 const shim_config *shim_config_get(void)
@@ -97,7 +124,7 @@ __attribute__((visibility("default"))) void shimblas_set_mode(shimblas_mode m)
 {
     shim_config_get();
     if (m == SHIMBLAS_MODE_AUTO || m == SHIMBLAS_MODE_GPU || m == SHIMBLAS_MODE_CPU)
-        atomic_store(&mode, (int)m);
+        set_mode((int)m);
     else
         shim_log("shimblas_set_mode(%d): not a mode; left unchanged", (int)m);
 }

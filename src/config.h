@@ -2,6 +2,7 @@
 #ifndef SHIM_CONFIG_H
 #define SHIM_CONFIG_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "shimblas.h"
@@ -13,10 +14,22 @@ typedef struct shim_config {
     const char *sgemv_kernel; /* SHIMBLAS_SGEMV_KERNEL: force a variant, or NULL */
     const char *sgemm_kernel; /* SHIMBLAS_SGEMM_KERNEL: force a variant, or NULL */
     size_t device_memory;     /* SHIMBLAS_DEVICE_MEMORY: cap on device bytes the library uses, 0 = none */
+    int test_fail;            /* SHIMBLAS_TEST_FAIL (tests only): enum shim_test_fail */
+    int test_fail_launch;     /* ... at this kernel launch of each call (1 = the first) */
 } shim_config;
+
+/* SHIMBLAS_TEST_FAIL=gpu[:N]: the N-th kernel launch (default the first) of every GPU call fails
+ * with an ordinary (non-sticky) error; =sticky: the first GPU call breaks the CUDA context with a
+ * real device fault. For the tests of what happens when the GPU fails. */
+enum shim_test_fail { SHIM_TEST_FAIL_NONE = 0, SHIM_TEST_FAIL_GPU, SHIM_TEST_FAIL_STICKY };
 
 const shim_config *shim_config_get(void);
 shimblas_mode shim_mode(void);
+
+/* What the hot path may skip, kept with the mode (src/execute.h): SHIM_FAST_NONE until the
+ * environment was read, and whenever every call must take the full path (gpu mode, a trace). */
+enum { SHIM_FAST_NONE = 0, SHIM_FAST_CPU = 1, SHIM_FAST_AUTO = 2 };
+extern atomic_int shim_fast_path;
 
 /* parses a byte count with an optional K/M/G suffix (powers of 1024); -1 when malformed */
 long long shim_parse_bytes(const char *s);

@@ -81,18 +81,6 @@ int shim_prefer_gpu(double cpu_ms, double gpu_ms)
     return gpu_ms < SHIM_GPU_MARGIN * cpu_ms;
 }
 
-int shim_sgemm_worth_modelling(const shim_gemm_problem *p)
-{
-    /* below about 2 * 128^3 flops a CPU core finishes before a GPU round trip */
-    return 2.0 * p->m * (double)p->n * p->k >= 4.0e6;
-}
-
-int shim_sgemv_worth_modelling(const shim_gemv_problem *p)
-{
-    /* A of at least 4 MB: smaller ones sit in the CPU's caches */
-    return 4.0 * p->m * (double)p->n >= 4.0 * (1 << 20);
-}
-
 /* ---- learning from measured calls ------------------------------------------------------------------ */
 
 #define FEEDBACK_SLOTS 1024

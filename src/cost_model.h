@@ -33,9 +33,18 @@ void shim_predict_sgemv(const shim_cost_model *m, const shim_gemv_problem *p, sh
 int shim_prefer_gpu(double cpu_ms, double gpu_ms);
 
 /* calls so small that the GPU cannot win on any machine are decided without measuring anything
- * (and without initialising CUDA) */
-int shim_sgemm_worth_modelling(const shim_gemm_problem *p);
-int shim_sgemv_worth_modelling(const shim_gemv_problem *p);
+ * (and without initialising CUDA); inline, as every call asks */
+static inline int shim_sgemm_worth_modelling(const shim_gemm_problem *p)
+{
+    /* below about 2 * 128^3 flops a CPU core finishes before a GPU round trip */
+    return 2.0 * p->m * (double)p->n * p->k >= 4.0e6;
+}
+
+static inline int shim_sgemv_worth_modelling(const shim_gemv_problem *p)
+{
+    /* A of at least 4 MB: smaller ones sit in the CPU's caches */
+    return 4.0 * p->m * (double)p->n >= 4.0 * (1 << 20);
+}
 
 /* Corrections learned from the calls themselves. The model's rates are measured on squares; a CPU
  * BLAS or a kernel can be several times off that on other shapes (long k, one tiny dimension).

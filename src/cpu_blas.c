@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,8 @@ static struct {
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static __thread int guard_depth;
+__thread __attribute__((tls_model("initial-exec"))) int shim_cpu_guard_depth;
+#define guard_depth shim_cpu_guard_depth
 
 static int in_this_library(const void *sym)
 {
@@ -173,9 +175,15 @@ const char *shim_cpu_blas_origin(void)
     return cpu.origin;
 }
 
+/* A routine shimblas only forwards goes where the program's call would have gone without it: the
+ * next definition in the process (a LAPACK's own lsame_ before the BLAS's, say), unless
+ * SHIMBLAS_CPU_BLAS names the library; then, or when the process has none, the CPU BLAS's. */
 void *shim_cpu_blas_symbol(const char *name)
 {
-    void *sym = dlsym(require_handle(), name);
+    void *handle = require_handle();
+    void *sym = shim_config_get()->cpu_blas ? NULL : dlsym(RTLD_NEXT, name);
+    if (!sym || in_this_library(sym))
+        sym = dlsym(handle, name);
     if (!sym || in_this_library(sym))
         sym = dlsym(RTLD_NEXT, name);
     if (!sym || in_this_library(sym)) {
@@ -185,9 +193,17 @@ void *shim_cpu_blas_symbol(const char *name)
     return sym;
 }
 
-int shim_cpu_guard_active(void)
+/* the CPU BLAS found and probed: after the first call, one load */
+static atomic_int ready;
+
+static void get_ready(void)
 {
-    return guard_depth > 0;
+    if (atomic_load_explicit(&ready, memory_order_acquire))
+        return;
+    require_handle();
+    probe_once_outside();
+    if (guard_depth == 0)
+        atomic_store_explicit(&ready, 1, memory_order_release);
 }
 
 void shim_cpu_sgemv(const shim_gemv_problem *p)
@@ -196,8 +212,7 @@ void shim_cpu_sgemv(const shim_gemv_problem *p)
         shim_scale_vector(shim_gemv_leny(p), p->beta, p->y, p->incy);
         return;
     }
-    require_handle();
-    probe_once_outside();
+    get_ready();
     if (p->beta == 0.0f && cpu.beta0_reads_y)
         shim_scale_vector(shim_gemv_leny(p), 0.0f, p->y, p->incy);
     char trans = p->trans ? 'T' : 'N';
@@ -212,8 +227,7 @@ void shim_cpu_sgemm(const shim_gemm_problem *p)
         shim_scale_matrix(p->m, p->n, p->beta, p->c, p->ldc);
         return;
     }
-    require_handle();
-    probe_once_outside();
+    get_ready();
     if (p->beta == 0.0f && cpu.beta0_reads_c)
         shim_scale_matrix(p->m, p->n, 0.0f, p->c, p->ldc);
     char ta = p->transa ? 'T' : 'N', tb = p->transb ? 'T' : 'N';

@@ -20,7 +20,12 @@ void shim_cpu_sgemv(const shim_gemv_problem *p);
 void shim_cpu_sgemm(const shim_gemm_problem *p);
 
 /* nonzero while this thread is inside a CPU BLAS call made by shimblas: an entry point reached
- * from there must go straight back to the CPU BLAS, never to the GPU path */
-int shim_cpu_guard_active(void);
+ * from there must go straight back to the CPU BLAS, never to the GPU path. (Initial-exec TLS:
+ * read on every call, it must not cost a call into the dynamic linker.) */
+extern __thread __attribute__((tls_model("initial-exec"))) int shim_cpu_guard_depth;
+static inline int shim_cpu_guard_active(void)
+{
+    return shim_cpu_guard_depth > 0;
+}
 
 #endif

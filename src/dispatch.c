@@ -5,11 +5,16 @@
 #include "gpu.h"
 #include "log.h"
 
-enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, shim_staging on_device,
+static int staged(enum shim_memory_kind kind)
+{
+    return kind == SHIM_MEM_PAGEABLE || kind == SHIM_MEM_PINNED;
+}
+
+enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, const shim_operands *where,
                              shim_call_record *rec)
 {
     const char *why;
-    if (on_device.a || on_device.b || on_device.c) {
+    if (where->a == SHIM_MEM_DEVICE || where->b == SHIM_MEM_DEVICE || where->c == SHIM_MEM_DEVICE) {
         /* whatever the mode: a device pointer must never reach the CPU BLAS */
         rec->note = "operands in device memory";
         return SHIM_GPU;
@@ -40,9 +45,9 @@ enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, s
             rec->note = "no cost model";
             return SHIM_CPU;
         }
-        /* an operand the call does not touch counts as resident: nothing of it crosses the bus */
-        shim_staging staged = {!on_device.a, !on_device.b, !on_device.c};
-        ops->predict(m, problem, staged, &rec->raw_predicted_ms[0], &rec->raw_predicted_ms[1]);
+        /* an operand the call does not touch crosses no bus */
+        shim_staging crossing = {staged(where->a), staged(where->b), staged(where->c)};
+        ops->predict(m, problem, crossing, &rec->raw_predicted_ms[0], &rec->raw_predicted_ms[1]);
         int dims[3];
         ops->shape(problem, dims);
         rec->feedback_key = shim_feedback_key(ops->routine, dims[0], dims[1], dims[2]);

@@ -4,9 +4,9 @@
 
 #include "execute.h"
 
-/* SHIM_CPU or SHIM_GPU for the call (on_device: which operands are in device memory); fills the
- * record's note and, in auto mode, its predictions */
-enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, shim_staging on_device,
+/* SHIM_CPU or SHIM_GPU for the call (where: where its operands live); fills the record's note
+ * and, in auto mode, its predictions and feedback key */
+enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, const shim_operands *where,
                              shim_call_record *rec);
 
 #endif

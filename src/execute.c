@@ -1,12 +1,73 @@
 #include "execute.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "config.h"
 #include "cost_model.h"
 #include "cpu_blas.h"
 #include "dispatch.h"
+#include "gpu.h"
 #include "log.h"
+
+static const char *const routine_names[SHIM_ROUTINES] = {"sgemv", "sgemm"};
+
+/* Stops the program: the output the caller asked for cannot be computed, and returning would let
+ * it go on as if it had been. One line, naming the call. */
+__attribute__((noreturn)) static void fatal(const shim_routine_ops *ops, const void *problem, const char *what,
+                                            const char *why)
+{
+    char shape[128];
+    ops->describe(problem, shape, sizeof shape);
+    shim_log("fatal: %s %s: %s (%s); stopping the program rather than return an uncomputed result",
+             routine_names[ops->routine], shape, what, why ? why : "unknown error");
+    abort();
+}
+
+/* The GPU failed the call: compute what it left on the CPU. Host operands are still there; device
+ * operands are copied down while the CUDA context works. What the GPU already wrote back is final
+ * and is not recomputed (with beta != 0 its old values are gone). */
+static void recover(const shim_routine_ops *ops, const void *problem, const shim_operands *where,
+                    const shim_written *written, const char *why)
+{
+    int on_device = where->a == SHIM_MEM_DEVICE || where->b == SHIM_MEM_DEVICE || where->c == SHIM_MEM_DEVICE;
+    int broken = shim_gpu_context_broken();
+    if (written->lost)
+        fatal(ops, problem, "failed on the GPU after writing part of its output, and what was written is lost", why);
+    if (on_device) {
+        if (broken)
+            fatal(ops, problem, "failed on the GPU on device memory and the CUDA context is broken", why);
+        const char *copy_why = NULL;
+        if (ops->recover_on_host(problem, where, written, &copy_why) != 0)
+            fatal(ops, problem, "failed on the GPU on device memory and could not be recomputed on the CPU",
+                  copy_why);
+    } else {
+        if (broken && written->direct)
+            fatal(ops, problem,
+                  "failed on the GPU with the CUDA context broken while the device was writing its output", why);
+        if (ops->recompute(problem, written) != 0)
+            fatal(ops, problem, "failed on the GPU and there is no host memory to recompute it", why);
+    }
+    static atomic_int told;
+    shim_log_once(&told, "a GPU call failed (%s); it and any later failures are recomputed on the CPU%s", why,
+                  broken ? "; the CUDA context is broken, so the GPU is not used again" : "");
+}
+
+static __thread shim_written thread_written;
+
+/* the GPU side of a call, recovered on the CPU when the GPU fails it */
+static enum shim_side run_on_gpu(const shim_routine_ops *ops, const void *problem, const shim_operands *where,
+                                 shim_call_record *rec)
+{
+    shim_written *w = &thread_written;
+    shim_written_reset(w);
+    const char *why = NULL;
+    if (ops->run_gpu(problem, where, w, &why) == 0)
+        return SHIM_GPU;
+    rec->note = why;
+    recover(ops, problem, where, w, why);
+    return SHIM_GPU_FAILED;
+}
 
 void shim_execute(const shim_routine_ops *ops, const void *problem)
 {
@@ -15,45 +76,39 @@ void shim_execute(const shim_routine_ops *ops, const void *problem)
         ops->run_cpu(problem);
         return;
     }
-    shim_call_record rec = {.routine = ops->routine, .predicted_cpu_ms = -1, .predicted_gpu_ms = -1};
-    double t0 = shim_now_ms();
+    const shim_config *config = shim_config_get();
+    shim_call_record rec;
+    rec.routine = ops->routine;
+    rec.note = NULL;
+    rec.feedback_key = 0;
+    rec.predicted_cpu_ms = rec.predicted_gpu_ms = -1;
     if (ops->quick_return(problem)) {
         rec.side = SHIM_TRIVIAL;
+        rec.ms = 0;
     } else {
-        shim_staging resident;
-        ops->residency(problem, &resident);
-        int on_device = resident.a || resident.b || resident.c;
-        rec.side = shim_dispatch(ops, problem, resident, &rec);
-        if (rec.side == SHIM_GPU) {
-            const char *why = NULL;
-            if (ops->run_gpu(problem, &why) != 0) {
-                rec.note = why;
-                if (on_device) {
-                    /* the CPU BLAS cannot read device memory: nothing else can serve this call */
-                    shim_log(
-                        "error: a call on device-resident operands failed on the GPU (%s); its output is "
-                        "not computed",
-                        why ? why : "unknown error");
-                    rec.side = SHIM_ERROR;
-                } else {
-                    static atomic_int told;
-                    shim_log_once(&told, "a GPU call failed (%s); it and any later failures rerun on the CPU",
-                                  why ? why : "unknown error");
-                    rec.side = SHIM_CPU;
-                }
-            }
+        shim_operands where;
+        ops->residency(problem, &where);
+        rec.side = shim_dispatch(ops, problem, &where, &rec);
+        if (rec.side == SHIM_CPU && !config->verbose && !rec.feedback_key) {
+            /* the hot path: a call that stays on the CPU BLAS pays for nothing more */
+            ops->run_cpu(problem);
+            shim_stats_count(ops->routine, ops->scaling_only(problem) ? SHIM_TRIVIAL : SHIM_CPU);
+            return;
         }
+        double t0 = shim_now_ms();
+        if (rec.side == SHIM_GPU)
+            rec.side = run_on_gpu(ops, problem, &where, &rec);
         if (rec.side == SHIM_CPU) {
             if (ops->scaling_only(problem))
                 rec.side = SHIM_TRIVIAL;
             ops->run_cpu(problem);
         }
+        rec.ms = shim_now_ms() - t0;
+        if (rec.feedback_key && (rec.side == SHIM_CPU || rec.side == SHIM_GPU))
+            shim_feedback_record(rec.feedback_key, rec.side == SHIM_GPU,
+                                 rec.raw_predicted_ms[rec.side == SHIM_GPU], rec.ms);
     }
-    rec.ms = shim_now_ms() - t0;
-    if (rec.feedback_key && (rec.side == SHIM_CPU || rec.side == SHIM_GPU))
-        shim_feedback_record(rec.feedback_key, rec.side == SHIM_GPU,
-                             rec.raw_predicted_ms[rec.side == SHIM_GPU], rec.ms);
-    if (shim_config_get()->verbose)
+    if (config->verbose)
         ops->describe(problem, rec.shape, sizeof rec.shape);
     shim_stats_record(&rec);
 }

@@ -5,21 +5,32 @@
 
 #include <stddef.h>
 
+#include "config.h"
 #include "cost_model.h"
+#include "cpu_blas.h"
+#include "memory_kind.h"
 #include "stats.h"
+#include "written.h"
 
 typedef struct shim_routine_ops {
     enum shim_routine routine;
     /* nothing to do at all (reference BLAS's quick return) */
     int (*quick_return)(const void *problem);
-    /* which operands the call reads or writes live in device (or managed) memory: a, b (x) and
-     * c (y) of *out are 1 for those, 0 for host memory and for operands the call never touches */
-    void (*residency)(const void *problem, shim_staging *out);
+    /* where the operands live (shim_memory_kind: cheap, host memory needs no driver query) */
+    void (*residency)(const void *problem, shim_operands *out);
     /* only a beta scaling of the output is left (alpha == 0, or k == 0 for gemm) */
     int (*scaling_only)(const void *problem);
-    /* 0 on success; nonzero leaves the output as it was and sets *why */
-    int (*run_gpu)(const void *problem, const char **why);
+    /* 0 on success. On failure *why says why and *written lists the pieces of the output that
+     * are final in the caller's memory; everything else of the output is as the caller left it */
+    int (*run_gpu)(const void *problem, const shim_operands *where, shim_written *written, const char **why);
     void (*run_cpu)(const void *problem);
+    /* after a failed GPU call: computes on the CPU BLAS what *written does not cover, with the
+     * operands in host memory (device operands were copied down first); 0 on success */
+    int (*recompute)(const void *problem, const shim_written *written);
+    /* device operands: runs recompute on host copies of them and copies the output back; 0 on
+     * success, nonzero (with *why) when the device cannot give the operands back */
+    int (*recover_on_host)(const void *problem, const shim_operands *where, const shim_written *written,
+                           const char **why);
     void (*describe)(const void *problem, char *out, size_t len);
     /* m, n, k of the call (k = 0 for sgemv): the shape class the cost model learns under */
     void (*shape)(const void *problem, int dims[3]);
@@ -31,6 +42,24 @@ typedef struct shim_routine_ops {
 } shim_routine_ops;
 
 void shim_execute(const shim_routine_ops *ops, const void *problem);
+
+/* The hot path, inlined into each routine's entry with its constant ops so the compiler sees
+ * through them: a call that stays on the CPU BLAS because it is too small for the GPU (auto mode)
+ * or because the mode says so, in a process without a CUDA driver (no operand can be device
+ * memory), pays a few loads and compares, the CPU BLAS call and a counter. Anything else (a
+ * driver in the process, a trace, gpu mode, recursion from the CPU BLAS) returns 0 for
+ * shim_execute's full path. docs/notes/call_overhead.md has the measurements. */
+static inline int shim_execute_fast(const shim_routine_ops *ops, const void *problem)
+{
+    int fast = atomic_load_explicit(&shim_fast_path, memory_order_relaxed);
+    if (fast == SHIM_FAST_NONE || shim_cpu_guard_active() || ops->quick_return(problem) || !shim_no_cuda_driver())
+        return 0;
+    if (fast == SHIM_FAST_AUTO && ops->worth_modelling(problem))
+        return 0;
+    ops->run_cpu(problem);
+    shim_stats_count(ops->routine, ops->scaling_only(problem) ? SHIM_TRIVIAL : SHIM_CPU);
+    return 1;
+}
 /* a call rejected by the argument checks */
 void shim_count_error(enum shim_routine routine);
 

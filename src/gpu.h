@@ -4,19 +4,33 @@
 #ifndef SHIM_GPU_H
 #define SHIM_GPU_H
 
+#include "memory_kind.h"
 #include "problem.h"
+#include "written.h"
 
 /* 1 when a CUDA device can take work; otherwise 0 and *why says why */
 int shim_gpu_usable(const char **why);
 
-/* 1 when p points at device or managed memory. Answers 0 without touching CUDA when no CUDA
- * driver is loaded in the process (then no such pointer can exist). */
-int shim_gpu_is_device_pointer(const void *p);
+/* Run the problem on the GPU with shimblas's kernels, staging host operands (where: where they
+ * live). 0 on success. On failure *why says what failed and *written lists the pieces of the
+ * output already final in the caller's memory; the rest of the output is as the caller left it. */
+int shim_gpu_sgemv(const shim_gemv_problem *p, const shim_operands *where, shim_written *written,
+                   const char **why);
+int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
+                   const char **why);
 
-/* Run the problem on the GPU with shimblas's kernels, staging host operands. 0 on success. On
- * failure nothing the caller can see has changed when the output is in host memory, and *why
- * says what failed; the caller reruns on the CPU. */
-int shim_gpu_sgemv(const shim_gemv_problem *p, const char **why);
-int shim_gpu_sgemm(const shim_gemm_problem *p, const char **why);
+/* After a GPU failure: 1 when the CUDA context is broken (a sticky error: nothing more can be
+ * copied from the device), after which the GPU is not used again; 0 when it still works (the
+ * calling thread's GPU work has drained). */
+int shim_gpu_context_broken(void);
+
+/* After a GPU failure on device operands: copies the operands the call reads into host memory,
+ * runs recompute there (it computes what *written does not cover) and copies the output back.
+ * 0 on success, else nonzero with *why. */
+typedef int (*shim_recompute_fn)(const void *problem, const shim_written *written);
+int shim_gpu_recover_sgemm(const shim_gemm_problem *p, const shim_operands *where, const shim_written *written,
+                           shim_recompute_fn recompute, const char **why);
+int shim_gpu_recover_sgemv(const shim_gemv_problem *p, const shim_operands *where, const shim_written *written,
+                           shim_recompute_fn recompute, const char **why);
 
 #endif

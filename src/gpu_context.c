@@ -1,6 +1,5 @@
 /* The device context: probed on first GPU use (never in a constructor), shimblas's own
  * stream-ordered memory pool, and the per-thread streams and pinned staging rings. */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -19,6 +18,8 @@ static atomic_size_t pool_in_use;
 static pthread_key_t thread_key;
 /* set in a child forked after CUDA was initialised: the child must not touch the parent's context */
 static volatile int forked_after_init;
+/* a sticky error broke the context: the GPU is not used again */
+static atomic_int broken;
 static __thread char thread_why[256];
 static __thread shim_gpu_thread *thread_state;
 
@@ -38,6 +39,8 @@ static void release_thread_state(void *p)
         if (t->ring[i].done)
             cudaEventDestroy(t->ring[i].done);
     }
+    if (t->work)
+        shim_gpu_free(t->work, t->work_bytes, t->stream);
     cudaStream_t streams[] = {t->stream, t->in, t->out};
     for (int i = 0; i < 3; i++)
         if (streams[i])
@@ -77,6 +80,10 @@ int shim_gpu_usable(const char **why)
     pthread_once(&probe_once, probe);
     if (forked_after_init) {
         *why = "process forked after CUDA was initialised";
+        return 0;
+    }
+    if (atomic_load_explicit(&broken, memory_order_relaxed)) {
+        *why = "the CUDA context is broken by an earlier device fault";
         return 0;
     }
     *why = reason;
@@ -150,30 +157,24 @@ void shim_gpu_free(void *p, size_t bytes, cudaStream_t stream)
     atomic_fetch_sub(&pool_in_use, bytes);
 }
 
-/* No CUDA driver in the process means no device or managed pointer can exist: answer without
- * initialising CUDA, so host-only programs never pay for it. */
-static int cuda_driver_loaded(void)
+/* A sticky error (a device fault) breaks the context for the whole process: every later CUDA
+ * call fails. Our streams tell: after a failure they drain, or report that error. */
+int shim_gpu_context_broken(void)
 {
-    static atomic_int loaded;
-    if (atomic_load_explicit(&loaded, memory_order_relaxed))
+    if (atomic_load(&broken))
         return 1;
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!h)
+    shim_gpu_thread *t = thread_state;
+    if (!t)
         return 0;
-    dlclose(h);
-    atomic_store(&loaded, 1);
-    return 1;
-}
-
-int shim_gpu_is_device_pointer(const void *p)
-{
-    const char *why;
-    if (!p || !cuda_driver_loaded() || !shim_gpu_usable(&why))
-        return 0;
-    struct cudaPointerAttributes attr;
-    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-        cudaGetLastError(); /* not a CUDA pointer: clear the non-sticky error */
-        return 0;
+    cudaStream_t streams[] = {t->in, t->stream, t->out};
+    int bad = 0;
+    for (int i = 0; i < 3; i++)
+        bad |= cudaStreamSynchronize(streams[i]) != cudaSuccess;
+    (void)cudaGetLastError(); /* a non-sticky error is ours: do not leave it for the program */
+    /* a sticky error stays: a fresh query on the stream sees it again */
+    if (bad && cudaStreamQuery(t->stream) != cudaSuccess && cudaStreamSynchronize(t->stream) != cudaSuccess) {
+        atomic_store(&broken, 1);
+        return 1;
     }
-    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+    return 0;
 }

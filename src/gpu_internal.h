@@ -20,6 +20,8 @@ typedef struct shim_ring_buffer {
     float *dst;       /* where it unpacks to: rows x cols, leading dimension ld */
     int64_t dst_ld;
     int rows, cols;
+    int64_t r0, c0;   /* where that is in the caller's matrix (for shim_written) */
+    int record;       /* it is the caller's output (not a private copy): list it as written */
 } shim_ring_buffer;
 
 typedef struct shim_gpu_thread {
@@ -29,6 +31,8 @@ typedef struct shim_gpu_thread {
     cudaStream_t out;    /* device-to-host copies */
     shim_ring_buffer ring[SHIM_RING_BUFFERS];
     int ring_next;
+    void *work; /* the kernels' workspace, kept from call to call while small */
+    size_t work_bytes;
 } shim_gpu_thread;
 
 /* the calling thread's state, created on first use; NULL (with *why) when the GPU is unusable */

@@ -49,6 +49,8 @@ void shim_report_unknown_kernel(const char *variable, const char *name, const vo
                                                                                                                        \
     static int run_kernel(shim_pipeline *pl, shim_##family##_args *args, const char **why)                             \
     {                                                                                                                  \
+        if (shim_pipeline_launch_check(pl, why))                                                                       \
+            return -1;                                                                                                 \
         const shim_##family##_variant *v = choose(args);                                                               \
         args->work_bytes = shim_##family##_work_bytes(v, args);                                                        \
         args->work = args->work_bytes ? shim_pipeline_workspace(pl, args->work_bytes, why) : NULL;                     \

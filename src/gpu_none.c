@@ -1,32 +1,52 @@
-/* Built when the library is configured without CUDA: there is never a usable GPU. */
+/* Built when the library is configured without CUDA: there is never a usable GPU, and device
+ * memory (recognised all the same, src/memory_kind.c) cannot be served. */
 #include <stddef.h>
 
 #include "cost_model.h"
 #include "gpu.h"
 
+static const char no_cuda[] = "built without CUDA";
+
 int shim_gpu_usable(const char **why)
 {
-    *why = "built without CUDA";
+    *why = no_cuda;
     return 0;
 }
 
-int shim_gpu_is_device_pointer(const void *p)
+int shim_gpu_sgemv(const shim_gemv_problem *p, const shim_operands *where, shim_written *written,
+                   const char **why)
 {
-    (void)p;
-    return 0;
-}
-
-int shim_gpu_sgemv(const shim_gemv_problem *p, const char **why)
-{
-    (void)p;
-    *why = "built without CUDA";
+    (void)p, (void)where, (void)written;
+    *why = no_cuda;
     return -1;
 }
 
-int shim_gpu_sgemm(const shim_gemm_problem *p, const char **why)
+int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
+                   const char **why)
 {
-    (void)p;
-    *why = "built without CUDA";
+    (void)p, (void)where, (void)written;
+    *why = no_cuda;
+    return -1;
+}
+
+int shim_gpu_context_broken(void)
+{
+    return 0;
+}
+
+int shim_gpu_recover_sgemm(const shim_gemm_problem *p, const shim_operands *where, const shim_written *written,
+                           shim_recompute_fn recompute, const char **why)
+{
+    (void)p, (void)where, (void)written, (void)recompute;
+    *why = no_cuda;
+    return -1;
+}
+
+int shim_gpu_recover_sgemv(const shim_gemv_problem *p, const shim_operands *where, const shim_written *written,
+                           shim_recompute_fn recompute, const char **why)
+{
+    (void)p, (void)where, (void)written, (void)recompute;
+    *why = no_cuda;
     return -1;
 }
 

@@ -3,36 +3,34 @@
 #include <string.h>
 
 #include "config.h"
+#include "gpu_fault.h"
 #include "host_pool.h"
 
 struct shim_pipeline {
     shim_gpu_thread *t;
     int failed;
-    void *work; /* kernel workspace, grown on demand, freed at the end */
-    size_t work_bytes;
+    shim_written *written; /* pieces of outputs written back into the caller's memory */
+    int launches;          /* kernel launches so far (for SHIMBLAS_TEST_FAIL) */
+    int used_in, used_out; /* whether anything was enqueued on the copy streams */
 };
 
 static __thread shim_pipeline thread_pipeline;
 
 static const size_t ring_floats = SHIM_RING_BYTES / sizeof(float);
 
-int shim_memory_kind(const void *p)
+/* a workspace this large is given back to the pool at the end of the call; a smaller one stays
+ * with the thread for its next call */
+#define KEEP_WORKSPACE_BYTES ((size_t)64 << 20)
+
+shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, shim_written *written)
 {
-    struct cudaPointerAttributes attr;
-    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-        cudaGetLastError(); /* plain host memory on older runtimes: clear the non-sticky error */
-        return SHIM_MEM_PAGEABLE;
-    }
-    if (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged)
-        return SHIM_MEM_DEVICE;
-    return attr.type == cudaMemoryTypeHost ? SHIM_MEM_PINNED : SHIM_MEM_PAGEABLE;
+    thread_pipeline = (shim_pipeline){t, 0, written, 0, 0, 0};
+    return &thread_pipeline;
 }
 
-shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, const char **why)
+int shim_pipeline_launch_check(shim_pipeline *pl, const char **why)
 {
-    (void)why;
-    thread_pipeline = (shim_pipeline){t, 0, NULL, 0};
-    return &thread_pipeline;
+    return shim_fault_at_launch(++pl->launches, pl->t->stream, why);
 }
 
 int shim_pipeline_failed(shim_pipeline *pl)
@@ -135,6 +133,8 @@ static int unpack(shim_pipeline *pl, shim_ring_buffer *b, const char **why)
     if (fail(pl, cudaEventSynchronize(b->done), "device-to-host copy", why))
         return -1;
     shim_host_pack(b->dst, b->dst_ld, b->host, b->rows, b->cols, 1);
+    if (b->record)
+        shim_written_add(pl->written, b->r0, b->c0, b->rows, b->cols, 0);
     return 0;
 }
 
@@ -177,6 +177,8 @@ typedef struct transfer {
     int64_t host_ld;
     float *dev;
     int64_t dev_ld;
+    int64_t r0, c0; /* where the region starts in the caller's matrix */
+    int record;     /* the region is the caller's output: list what lands there as written */
 } transfer;
 
 static int upload_piece(shim_pipeline *pl, void *ctx, int r, int c, int rows, int cols, const char **why)
@@ -186,6 +188,7 @@ static int upload_piece(shim_pipeline *pl, void *ctx, int r, int c, int rows, in
     if (!b)
         return -1;
     shim_host_pack(x->host + (int64_t)c * x->host_ld + r, x->host_ld, b->host, rows, cols, 0);
+    pl->used_in = 1;
     return fail(pl,
                 cudaMemcpy2DAsync(x->dev + (int64_t)c * x->dev_ld + r, sizeof(float) * (size_t)x->dev_ld,
                                   b->host, sizeof(float) * (size_t)rows, sizeof(float) * (size_t)rows,
@@ -207,7 +210,11 @@ static int download_piece(shim_pipeline *pl, void *ctx, int r, int c, int rows, 
              "device-to-host copy", why) ||
         fail(pl, cudaEventRecord(b->done, pl->t->out), "staging", why))
         return -1;
+    pl->used_out = 1;
     b->pending = 1;
+    b->record = x->record;
+    b->r0 = x->r0 + r;
+    b->c0 = x->c0 + c;
     b->dst = x->host + (int64_t)c * x->host_ld + r;
     b->dst_ld = x->host_ld;
     b->rows = rows;
@@ -220,9 +227,12 @@ static int download_piece(shim_pipeline *pl, void *ctx, int r, int c, int rows, 
 int shim_cache_init(shim_pipeline *pl, shim_block_cache *c, shim_matrix_ref src, int slots, int rows,
                     int cols, const char **why)
 {
-    memset(c, 0, sizeof *c);
+    /* (not the whole slot array: a call in place should not pay for clearing it) */
     c->src = src;
-    if (src.kind == SHIM_MEM_DEVICE)
+    c->slots = c->next = 0;
+    c->block_ld = 0;
+    c->scratch = 0;
+    if (src.in_place)
         return 0;
     if (slots > SHIM_PIPE_MAX_SLOTS)
         slots = SHIM_PIPE_MAX_SLOTS;
@@ -231,6 +241,7 @@ int shim_cache_init(shim_pipeline *pl, shim_block_cache *c, shim_matrix_ref src,
     size_t floats = (size_t)c->block_ld * (size_t)cols;
     for (int i = 0; i < slots; i++) {
         shim_block_slot *s = &c->slot[i];
+        *s = (shim_block_slot){0};
         s->tag = -1;
         s->floats = floats;
         if (shim_gpu_alloc((void **)&s->dev, floats * sizeof(float), pl->t->in, why) ||
@@ -249,7 +260,7 @@ int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0,
                    int cols, int upload, shim_dev_block *out, const char **why)
 {
     float *host = (float *)c->src.base + c0 * c->src.ld + r0;
-    if (c->src.kind == SHIM_MEM_DEVICE) {
+    if (c->src.in_place) {
         *out = (shim_dev_block){host, c->src.ld, -1};
         return 0;
     }
@@ -269,15 +280,17 @@ int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0,
     if (fail(pl, cudaStreamWaitEvent(in, s->idle, 0), "stream order", why))
         return -1;
     if (upload) {
-        if (c->src.kind == SHIM_MEM_PINNED) {
+        pl->used_in = 1;
+        if (c->src.kind != SHIM_MEM_PAGEABLE) {
+            /* pinned host or device memory: one copy, no staging buffer */
             if (fail(pl,
                      cudaMemcpy2DAsync(s->dev, sizeof(float) * (size_t)c->block_ld, host,
                                        sizeof(float) * (size_t)c->src.ld, sizeof(float) * (size_t)rows,
-                                       (size_t)cols, cudaMemcpyHostToDevice, in),
-                     "host-to-device copy", why))
+                                       (size_t)cols, cudaMemcpyDefault, in),
+                     "copy to the device", why))
                 return -1;
         } else {
-            transfer x = {host, c->src.ld, s->dev, c->block_ld};
+            transfer x = {host, c->src.ld, s->dev, c->block_ld, r0, c0, 0};
             if (for_each_piece(pl, rows, cols, upload_piece, &x, why))
                 return -1;
         }
@@ -296,8 +309,12 @@ int shim_cache_release(shim_pipeline *pl, shim_block_cache *c, const shim_dev_bl
 int shim_cache_put(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, int64_t r0, int64_t c0,
                    int rows, int cols, const char **why)
 {
-    if (b->slot < 0)
-        return 0; /* computed in place */
+    if (b->slot < 0) {
+        /* computed in place: final once the device has finished it */
+        if (!c->scratch)
+            shim_written_add(pl->written, r0, c0, rows, cols, 1);
+        return 0;
+    }
     shim_block_slot *s = &c->slot[b->slot];
     cudaStream_t out = pl->t->out;
     /* reuse the slot's idle event to hand the finished block from the compute stream to copy-out */
@@ -305,15 +322,18 @@ int shim_cache_put(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block 
         fail(pl, cudaStreamWaitEvent(out, s->idle, 0), "stream order", why))
         return -1;
     float *host = (float *)c->src.base + c0 * c->src.ld + r0;
-    if (c->src.kind == SHIM_MEM_PINNED) {
+    pl->used_out = 1;
+    if (c->src.kind != SHIM_MEM_PAGEABLE) {
         if (fail(pl,
                  cudaMemcpy2DAsync(host, sizeof(float) * (size_t)c->src.ld, b->ptr,
                                    sizeof(float) * (size_t)b->ld, sizeof(float) * (size_t)rows, (size_t)cols,
-                                   cudaMemcpyDeviceToHost, out),
-                 "device-to-host copy", why))
+                                   cudaMemcpyDefault, out),
+                 "copy from the device", why))
             return -1;
+        if (!c->scratch)
+            shim_written_add(pl->written, r0, c0, rows, cols, 1);
     } else {
-        transfer x = {host, c->src.ld, b->ptr, b->ld};
+        transfer x = {host, c->src.ld, b->ptr, b->ld, r0, c0, !c->scratch};
         if (for_each_piece(pl, rows, cols, download_piece, &x, why))
             return -1;
     }
@@ -333,17 +353,20 @@ void shim_cache_free(shim_pipeline *pl, shim_block_cache *c)
     c->slots = 0;
 }
 
+/* The workspace is the thread's: kept from call to call (stream-ordered on its compute stream,
+ * so a call's kernels are done with it before the next call's use it). */
 void *shim_pipeline_workspace(shim_pipeline *pl, size_t bytes, const char **why)
 {
-    if (bytes <= pl->work_bytes)
-        return pl->work;
-    shim_gpu_free(pl->work, pl->work_bytes, pl->t->stream);
-    pl->work = NULL;
-    pl->work_bytes = 0;
-    if (shim_gpu_alloc(&pl->work, bytes, pl->t->stream, why))
+    shim_gpu_thread *t = pl->t;
+    if (bytes <= t->work_bytes)
+        return t->work;
+    shim_gpu_free(t->work, t->work_bytes, t->stream);
+    t->work = NULL;
+    t->work_bytes = 0;
+    if (shim_gpu_alloc(&t->work, bytes, t->stream, why))
         return NULL;
-    pl->work_bytes = bytes;
-    return pl->work;
+    t->work_bytes = bytes;
+    return t->work;
 }
 
 int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why)
@@ -357,14 +380,22 @@ int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why)
             rc = unpack(pl, b, why);
         b->pending = 0;
     }
-    cudaStream_t streams[] = {t->in, t->stream, t->out};
-    for (int i = 0; i < 3; i++) {
-        cudaError_t err = cudaStreamSynchronize(streams[i]);
-        if (err != cudaSuccess && !rc)
-            rc = shim_gpu_fail(err, "GPU work", why);
+    /* copies on the copy-in stream are waited for by the kernels, and the copy-out stream waits
+     * for the kernels: syncing the last stream used covers the others */
+    cudaStream_t last = pl->used_out ? t->out : t->stream;
+    cudaError_t err = cudaStreamSynchronize(last);
+    if (rc) {
+        /* after a failure the chain may be cut: wait for each stream */
+        cudaStream_t streams[] = {t->in, t->stream, t->out};
+        for (int i = 0; i < 3; i++)
+            (void)cudaStreamSynchronize(streams[i]);
     }
-    shim_gpu_free(pl->work, pl->work_bytes, t->stream);
-    pl->work = NULL;
-    pl->work_bytes = 0;
+    if (err != cudaSuccess && !rc)
+        rc = shim_gpu_fail(err, "GPU work", why);
+    if (t->work_bytes > KEEP_WORKSPACE_BYTES) {
+        shim_gpu_free(t->work, t->work_bytes, t->stream);
+        t->work = NULL;
+        t->work_bytes = 0;
+    }
     return rc ? -1 : 0;
 }

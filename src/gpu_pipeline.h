@@ -12,6 +12,8 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu_internal.h"
+#include "memory_kind.h"
+#include "written.h"
 
 #define SHIM_PIPE_MAX_SLOTS 128
 
@@ -19,11 +21,26 @@
 typedef struct shim_matrix_ref {
     const float *base;
     int64_t ld;
-    int kind; /* SHIM_MEM_* */
+    int kind;     /* enum shim_memory_kind */
+    int in_place; /* device memory the kernels use where it is; otherwise blocks are copied into
+                     device buffers (host memory always; device memory an output that would
+                     otherwise be written in place several times, so that only finished pieces
+                     ever reach the caller's matrix) */
 } shim_matrix_ref;
 
-enum { SHIM_MEM_PAGEABLE = 0, SHIM_MEM_PINNED = 1, SHIM_MEM_DEVICE = 2 };
-int shim_memory_kind(const void *p);
+/* for staging, host memory must be told apart as pinned or pageable: shim_memory_kind answers
+ * pageable for host memory it recognises without the driver */
+static inline enum shim_memory_kind shim_staging_kind(enum shim_memory_kind kind, const void *p)
+{
+    return kind == SHIM_MEM_PAGEABLE ? shim_memory_kind_exact(p) : kind;
+}
+
+/* a matrix operand: device memory in place, anything else staged */
+static inline shim_matrix_ref shim_matrix(const float *base, int64_t ld, enum shim_memory_kind kind)
+{
+    shim_matrix_ref r = {base, ld, kind, kind == SHIM_MEM_DEVICE || kind == SHIM_MEM_UNUSED};
+    return r;
+}
 
 /* copies rows x cols between a host region (leading dimension ld) and a dense pinned buffer, on
  * the host thread pool; to_host: pinned -> region */
@@ -51,12 +68,14 @@ typedef struct shim_block_cache {
     shim_block_slot slot[SHIM_PIPE_MAX_SLOTS];
     int slots, next;
     int64_t block_ld; /* leading dimension of every slot (padded to 4 floats) */
+    int scratch;      /* src is the library's own copy: writes into it are not the caller's output */
 } shim_block_cache;
 
 typedef struct shim_pipeline shim_pipeline;
 
-/* starts a pipeline on the calling thread's streams; NULL (with *why) on failure */
-shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, const char **why);
+/* starts a pipeline on the calling thread's streams; the pieces of outputs it writes back into
+ * the caller's memory are listed in *written (see src/written.h) */
+shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, shim_written *written);
 /* device bytes that are still free for this call (the SHIMBLAS_DEVICE_MEMORY cap and the device) */
 size_t shim_pipeline_budget(void);
 
@@ -70,7 +89,8 @@ int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0,
                    int cols, int upload, shim_dev_block *out, const char **why);
 /* the compute stream has enqueued its last use of the block */
 int shim_cache_release(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, const char **why);
-/* copies the block back into the caller's matrix once the compute stream is done with it */
+/* copies the block back into the caller's matrix once the compute stream is done with it (a
+ * block computed in place is only listed as written) */
 int shim_cache_put(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, int64_t r0, int64_t c0,
                    int rows, int cols, const char **why);
 void shim_cache_free(shim_pipeline *pl, shim_block_cache *c);
@@ -81,6 +101,9 @@ cudaStream_t shim_pipeline_compute_stream(shim_pipeline *pl);
 void *shim_pipeline_workspace(shim_pipeline *pl, size_t bytes, const char **why);
 /* 1 once anything in the pipeline has failed */
 int shim_pipeline_failed(shim_pipeline *pl);
+/* every kernel launch of a call goes through here first: 0 to go on; nonzero (with *why) when
+ * SHIMBLAS_TEST_FAIL asks this launch to fail (src/gpu_fault.c) */
+int shim_pipeline_launch_check(shim_pipeline *pl, const char **why);
 /* waits for everything and unpacks every result still in pinned buffers; 0 when all went well.
  * failed: the caller saw a failure (its *why stands); then nothing more is unpacked. */
 int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why);

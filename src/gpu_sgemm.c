@@ -17,28 +17,40 @@ static int min_int(int a, int b)
     return a < b ? a : b;
 }
 
-int shim_gpu_sgemm(const shim_gemm_problem *p, const char **why)
+int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
+                   const char **why)
 {
     shim_gpu_thread *t = shim_gpu_thread_state(why);
     if (!t)
         return -1;
     int reads_ab = p->alpha != 0.0f && p->k > 0;
-    shim_matrix_ref a = {p->a, p->lda, reads_ab ? shim_memory_kind(p->a) : SHIM_MEM_DEVICE};
-    shim_matrix_ref b = {p->b, p->ldb, reads_ab ? shim_memory_kind(p->b) : SHIM_MEM_DEVICE};
-    shim_matrix_ref c = {p->c, p->ldc, shim_memory_kind(p->c)};
+    shim_matrix_ref a = shim_matrix(p->a, p->lda, reads_ab ? shim_staging_kind(where->a, p->a) : SHIM_MEM_UNUSED);
+    shim_matrix_ref b = shim_matrix(p->b, p->ldb, reads_ab ? shim_staging_kind(where->b, p->b) : SHIM_MEM_UNUSED);
+    shim_matrix_ref c = shim_matrix(p->c, p->ldc, shim_staging_kind(where->c, p->c));
     int k = reads_ab ? p->k : 0;
+    int staged = !a.in_place || !b.in_place || !c.in_place;
+    /* everything on the device: one launch, no plan to fit, no device memory query */
+    size_t budget = staged ? shim_pipeline_budget() : 0;
     shim_tile_plan plan;
-    if (shim_plan_tiles(p->m, p->n, k, p->transa, p->transb, a.kind != SHIM_MEM_DEVICE,
-                        b.kind != SHIM_MEM_DEVICE, c.kind != SHIM_MEM_DEVICE, shim_pipeline_budget(),
-                        &plan)) {
+    int rc = shim_plan_tiles(p->m, p->n, k, p->transa, p->transb, !a.in_place, !b.in_place, !c.in_place, budget,
+                             &plan);
+    /* C in device memory that several launches would write in place goes through device buffers
+     * instead, so the caller's C only ever receives finished tiles: a failure midway leaves the
+     * rest of it as it was, for the CPU to compute */
+    if (!rc && c.in_place && (int64_t)plan.mt * plan.nt * plan.kt > 1) {
+        c.in_place = 0;
+        rc = shim_plan_tiles(p->m, p->n, k, p->transa, p->transb, !a.in_place, !b.in_place, 1, budget, &plan);
+    }
+    if (rc) {
         *why = "not enough device memory for even the smallest tiles";
         return -1;
     }
-    shim_pipeline *pl = shim_pipeline_begin(t, why);
-    shim_block_cache ca, cb, cc;
+    shim_pipeline *pl = shim_pipeline_begin(t, written);
+    shim_block_cache ca, cb, cc; /* (large: only what a failed init leaves behind is cleared) */
+    ca.slots = cb.slots = cc.slots = 0;
     int ar = p->transa ? plan.kc : plan.tm, ac = p->transa ? plan.tm : plan.kc;
     int br = p->transb ? plan.tn : plan.kc, bc = p->transb ? plan.kc : plan.tn;
-    int rc = shim_cache_init(pl, &ca, a, plan.slots_a, ar, ac, why);
+    rc = shim_cache_init(pl, &ca, a, plan.slots_a, ar, ac, why);
     rc = rc || shim_cache_init(pl, &cb, b, plan.slots_b, br, bc, why);
     rc = rc || shim_cache_init(pl, &cc, c, plan.slots_c, plan.tm, plan.tn, why);
 

@@ -27,20 +27,33 @@ typedef struct vector_stage {
     const float *src;
     int n, inc, kind;
     float *packed;   /* host copy of a strided host vector */
-    float *gathered; /* device copy of a strided device vector */
+    float *gathered; /* private device copy of a device vector */
     shim_block_cache cache;
     shim_dev_block block;
 } vector_stage;
 
-static int vector_in(shim_pipeline *pl, vector_stage *v, const float *src, int n, int inc, int upload,
-                     const char **why)
+/* (the cache is large: only what vector_finish reads is cleared) */
+static void vector_clear(vector_stage *v)
 {
-    *v = (vector_stage){.src = src, .n = n, .inc = inc, .kind = shim_memory_kind(src)};
-    if (v->kind == SHIM_MEM_DEVICE && inc == 1) {
+    v->packed = v->gathered = NULL;
+    v->cache.slots = 0;
+    v->block.ptr = NULL;
+}
+
+/* private: a device vector the kernels must not use in place (strided, or an output that several
+ * launches would write: then only the finished vector reaches the caller's memory) */
+static int vector_in(shim_pipeline *pl, vector_stage *v, const float *src, int n, int inc, int kind, int upload,
+                     int private_copy, const char **why)
+{
+    v->src = src;
+    v->n = n;
+    v->inc = inc;
+    v->kind = kind;
+    if (kind == SHIM_MEM_DEVICE && inc == 1 && !private_copy) {
         v->block = (shim_dev_block){(float *)src, n, -1};
         return 0;
     }
-    if (v->kind == SHIM_MEM_DEVICE) {
+    if (kind == SHIM_MEM_DEVICE) {
         if (shim_gpu_alloc((void **)&v->gathered, sizeof(float) * (size_t)n, shim_pipeline_compute_stream(pl),
                            why))
             return -1;
@@ -62,17 +75,25 @@ static int vector_in(shim_pipeline *pl, vector_stage *v, const float *src, int n
                 v->packed[i] = src[element(i, n, inc)];
         dense = v->packed;
     }
-    shim_matrix_ref ref = {dense, n, inc == 1 ? v->kind : SHIM_MEM_PAGEABLE};
-    return shim_cache_init(pl, &v->cache, ref, 1, n, 1, why) ||
-           shim_cache_get(pl, &v->cache, 0, 0, 0, n, 1, upload, &v->block, why);
+    shim_matrix_ref ref = shim_matrix(dense, n, inc == 1 ? kind : SHIM_MEM_PAGEABLE);
+    if (shim_cache_init(pl, &v->cache, ref, 1, n, 1, why))
+        return -1;
+    v->cache.scratch = v->packed != NULL;
+    return shim_cache_get(pl, &v->cache, 0, 0, 0, n, 1, upload, &v->block, why);
 }
 
-static int vector_out(shim_pipeline *pl, vector_stage *v, const char **why)
+/* the output goes back (into the packed copy of a strided host vector: vector_finish writes that
+ * back once all went well) */
+static int vector_out(shim_pipeline *pl, vector_stage *v, shim_written *written, const char **why)
 {
-    if (v->gathered)
-        return shim_gpu_fail(
-            shim_scatter_vector((float *)v->src, v->inc, v->gathered, v->n, shim_pipeline_compute_stream(pl)),
-            "scatter", why);
+    if (v->gathered) {
+        if (shim_gpu_fail(shim_scatter_vector((float *)v->src, v->inc, v->gathered, v->n,
+                                              shim_pipeline_compute_stream(pl)),
+                          "scatter", why))
+            return -1;
+        shim_written_add(written, 0, 0, v->n, 1, 1);
+        return 0;
+    }
     return shim_cache_put(pl, &v->cache, &v->block, 0, 0, v->n, 1, why);
 }
 
@@ -88,25 +109,30 @@ static void vector_finish(shim_pipeline *pl, vector_stage *v, int write_back)
     shim_cache_free(pl, &v->cache);
 }
 
-int shim_gpu_sgemv(const shim_gemv_problem *p, const char **why)
+int shim_gpu_sgemv(const shim_gemv_problem *p, const shim_operands *where, shim_written *written,
+                   const char **why)
 {
     shim_gpu_thread *t = shim_gpu_thread_state(why);
     if (!t)
         return -1;
     int reads_a = p->alpha != 0.0f;
     int lenx = shim_gemv_lenx(p), leny = shim_gemv_leny(p);
-    shim_matrix_ref a = {p->a, p->lda, reads_a ? shim_memory_kind(p->a) : SHIM_MEM_DEVICE};
+    shim_matrix_ref a = shim_matrix(p->a, p->lda, reads_a ? shim_staging_kind(where->a, p->a) : SHIM_MEM_UNUSED);
     shim_panel_plan plan = {p->n, 1, 0, 0};
-    if (a.kind != SHIM_MEM_DEVICE && shim_plan_panels(p->m, p->n, shim_pipeline_budget(), &plan)) {
+    if (!a.in_place && shim_plan_panels(p->m, p->n, shim_pipeline_budget(), &plan)) {
         *why = "not enough device memory for even one column of A";
         return -1;
     }
-    shim_pipeline *pl = shim_pipeline_begin(t, why);
-    vector_stage x = {0}, y = {0};
-    shim_block_cache ca = {0};
+    shim_pipeline *pl = shim_pipeline_begin(t, written);
+    vector_stage x, y;
+    vector_clear(&x);
+    vector_clear(&y);
+    shim_block_cache ca;
+    ca.slots = 0;
     int rc = shim_cache_init(pl, &ca, a, plan.slots, p->m, plan.cols, why);
-    rc = rc || (reads_a && vector_in(pl, &x, p->x, lenx, p->incx, 1, why));
-    rc = rc || vector_in(pl, &y, p->y, leny, p->incy, p->beta != 0.0f, why);
+    rc = rc || (reads_a && vector_in(pl, &x, p->x, lenx, p->incx, shim_staging_kind(where->b, p->x), 1, 0, why));
+    rc = rc || vector_in(pl, &y, p->y, leny, p->incy, shim_staging_kind(where->c, p->y), p->beta != 0.0f,
+                         plan.count > 1, why);
     for (int j = 0; j < plan.count && !rc; j++) {
         int j0 = j * plan.cols, cols = plan.cols < p->n - j0 ? plan.cols : p->n - j0;
         shim_dev_block ablk = {NULL, 1, -1};
@@ -128,7 +154,7 @@ int shim_gpu_sgemv(const shim_gemv_problem *p, const char **why)
                                 shim_pipeline_compute_stream(pl)};
         rc = rc || run_kernel(pl, &args, why) || shim_cache_release(pl, &ca, &ablk, why);
     }
-    rc = rc || vector_out(pl, &y, why);
+    rc = rc || vector_out(pl, &y, written, why);
     rc = shim_pipeline_end(pl, rc, why);
     vector_finish(pl, &x, 0);
     vector_finish(pl, &y, !rc);

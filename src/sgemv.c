@@ -18,23 +18,54 @@ static int gemv_scaling_only(const void *problem)
     return ((const shim_gemv_problem *)problem)->alpha == 0.0f;
 }
 
-static void gemv_residency(const void *problem, shim_staging *out)
+static void gemv_residency(const void *problem, shim_operands *out)
 {
     const shim_gemv_problem *p = problem;
     int reads_inputs = p->alpha != 0.0f;
-    out->a = reads_inputs && shim_gpu_is_device_pointer(p->a);
-    out->b = reads_inputs && shim_gpu_is_device_pointer(p->x);
-    out->c = shim_gpu_is_device_pointer(p->y);
+    out->a = reads_inputs ? shim_memory_kind(p->a) : SHIM_MEM_UNUSED;
+    out->b = reads_inputs ? shim_memory_kind(p->x) : SHIM_MEM_UNUSED;
+    out->c = shim_memory_kind(p->y);
 }
 
-static int gemv_gpu(const void *problem, const char **why)
+static int gemv_gpu(const void *problem, const shim_operands *where, shim_written *written, const char **why)
 {
-    return shim_gpu_sgemv(problem, why);
+    return shim_gpu_sgemv(problem, where, written, why);
 }
 
 static void gemv_cpu(const void *problem)
 {
     shim_cpu_sgemv(problem);
+}
+
+/* entries r0 .. r0 + rows - 1 of y (a leny x 1 output, in the order reference BLAS walks y): the
+ * same product on the matching rows of op(A) */
+static void gemv_part(void *problem, int64_t r0, int64_t c0, int rows, int cols)
+{
+    (void)c0;
+    (void)cols;
+    shim_gemv_problem q = *(const shim_gemv_problem *)problem;
+    int64_t leny = shim_gemv_leny(&q), incy = q.incy < 0 ? -(int64_t)q.incy : q.incy;
+    /* y points at its lowest-addressed entry: with a negative increment that is the last one */
+    q.y += (q.incy > 0 ? r0 : leny - r0 - rows) * incy;
+    if (q.alpha != 0.0f)
+        q.a += q.trans ? r0 * q.lda : r0;
+    if (q.trans)
+        q.n = rows;
+    else
+        q.m = rows;
+    shim_cpu_sgemv(&q);
+}
+
+static int gemv_recompute(const void *problem, const shim_written *written)
+{
+    const shim_gemv_problem *p = problem;
+    return shim_written_complement(written, shim_gemv_leny(p), 1, gemv_part, (void *)problem);
+}
+
+static int gemv_recover_on_host(const void *problem, const shim_operands *where, const shim_written *written,
+                                const char **why)
+{
+    return shim_gpu_recover_sgemv(problem, where, written, gemv_recompute, why);
 }
 
 static void gemv_describe(const void *problem, char *out, size_t len)
@@ -71,6 +102,8 @@ static const shim_routine_ops gemv_ops = {
     .scaling_only = gemv_scaling_only,
     .run_gpu = gemv_gpu,
     .run_cpu = gemv_cpu,
+    .recompute = gemv_recompute,
+    .recover_on_host = gemv_recover_on_host,
     .describe = gemv_describe,
     .shape = gemv_shape,
     .worth_modelling = gemv_worth_modelling,
@@ -79,5 +112,6 @@ static const shim_routine_ops gemv_ops = {
 
 void shim_sgemv(const shim_gemv_problem *p)
 {
-    shim_execute(&gemv_ops, p);
+    if (!shim_execute_fast(&gemv_ops, p))
+        shim_execute(&gemv_ops, p);
 }

@@ -20,9 +20,14 @@ double shim_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+void shim_stats_count(enum shim_routine routine, enum shim_side side)
+{
+    atomic_fetch_add_explicit(&counts[routine][side], 1, memory_order_relaxed);
+}
+
 void shim_stats_record(const shim_call_record *r)
 {
-    atomic_fetch_add_explicit(&counts[r->routine][r->side], 1, memory_order_relaxed);
+    shim_stats_count(r->routine, r->side);
     if (!shim_config_get()->verbose)
         return;
     char predicted[96] = "";

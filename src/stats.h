@@ -19,7 +19,10 @@ typedef struct shim_call_record {
     const char *note; /* why, when the side was not the obvious one; may be NULL */
 } shim_call_record;
 
+/* counts the call and, under SHIMBLAS_VERBOSE, prints its line */
 void shim_stats_record(const shim_call_record *r);
+/* only counts it (the hot path: nothing to print) */
+void shim_stats_count(enum shim_routine routine, enum shim_side side);
 /* monotonic wall clock in milliseconds */
 double shim_now_ms(void);
 

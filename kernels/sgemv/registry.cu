@@ -55,9 +55,11 @@ static __global__ void __launch_bounds__(kBlock) scale_kernel(float *y, long lon
         y[i] = beta == 0.0f ? 0.0f : beta * y[i];
 }
 
+/* alpha == 0 reads neither A nor x: then A's pointer and leading dimension mean nothing */
 static int valid_args(const shim_sgemv_args *p)
 {
-    return p && (p->trans == 0 || p->trans == 1) && p->m >= 1 && p->n >= 1 && p->lda >= p->m;
+    return p && (p->trans == 0 || p->trans == 1) && p->m >= 1 && p->n >= 1 &&
+           (p->alpha == 0.0f || p->lda >= p->m);
 }
 
 static int accepts_rows(const shim_sgemv_args *p)

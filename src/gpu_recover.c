@@ -1,0 +1,125 @@
+/* After the GPU failed a call on device operands while the CUDA context still works: the regions
+ * the call reads are copied into host memory, the CPU BLAS computes there what the GPU left
+ * undone, and the output region is copied back. What the GPU had finished is part of the output
+ * copied down, so it goes back unchanged. */
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gpu.h"
+#include "gpu_internal.h"
+
+typedef struct mirror {
+    float *host; /* the host copy, or the caller's own pointer for host memory */
+    int owned;
+} mirror;
+
+/* rows x cols with leading dimension ld, as a host matrix (*ld_out is its leading dimension) */
+static int matrix_down(mirror *m, const float *src, int64_t ld, int rows, int cols, enum shim_memory_kind kind,
+                       int64_t *ld_out, const char **why)
+{
+    m->host = (float *)src;
+    m->owned = 0;
+    *ld_out = ld;
+    if (kind != SHIM_MEM_DEVICE)
+        return 0;
+    m->host = malloc(sizeof(float) * (size_t)rows * (size_t)cols + sizeof(float));
+    if (!m->host) {
+        *why = "out of host memory for a copy of the operands";
+        return -1;
+    }
+    m->owned = 1;
+    *ld_out = rows;
+    return shim_gpu_fail(cudaMemcpy2D(m->host, sizeof(float) * (size_t)rows, src, sizeof(float) * (size_t)ld,
+                                      sizeof(float) * (size_t)rows, (size_t)cols, cudaMemcpyDefault),
+                         "copying an operand from the device", why);
+}
+
+/* a vector of n entries with increment inc (from its lowest-addressed entry) as a host vector:
+ * a device vector's entries are packed, so *inc_out becomes 1 or -1 */
+static int vector_down(mirror *m, const float *src, int n, int inc, enum shim_memory_kind kind, int *inc_out,
+                       const char **why)
+{
+    int64_t step = inc < 0 ? -(int64_t)inc : inc, ld;
+    *inc_out = inc;
+    if (kind == SHIM_MEM_DEVICE)
+        *inc_out = inc < 0 ? -1 : 1;
+    return matrix_down(m, src, step, 1, n, kind, &ld, why);
+}
+
+static void release(mirror *m)
+{
+    if (m->owned)
+        free(m->host);
+}
+
+int shim_gpu_recover_sgemm(const shim_gemm_problem *p, const shim_operands *where, const shim_written *written,
+                           shim_recompute_fn recompute, const char **why)
+{
+    shim_gemm_problem q = *p;
+    mirror a = {0}, b = {0}, c = {0};
+    int64_t lda = p->lda, ldb = p->ldb, ldc = p->ldc;
+    int ar = p->transa ? p->k : p->m, ac = p->transa ? p->m : p->k;
+    int br = p->transb ? p->n : p->k, bc = p->transb ? p->k : p->n;
+    int rc = 0;
+    if (where->a != SHIM_MEM_UNUSED)
+        rc = matrix_down(&a, p->a, p->lda, ar, ac, where->a, &lda, why);
+    if (!rc && where->b != SHIM_MEM_UNUSED)
+        rc = matrix_down(&b, p->b, p->ldb, br, bc, where->b, &ldb, why);
+    rc = rc || matrix_down(&c, p->c, p->ldc, p->m, p->n, where->c, &ldc, why);
+    if (!rc) {
+        q.a = a.host ? a.host : p->a;
+        q.b = b.host ? b.host : p->b;
+        q.c = c.host;
+        q.lda = (int)lda;
+        q.ldb = (int)ldb;
+        q.ldc = (int)ldc;
+        if (recompute(&q, written) != 0) {
+            *why = "out of host memory";
+            rc = -1;
+        }
+    }
+    if (!rc && c.owned)
+        rc = shim_gpu_fail(cudaMemcpy2D(p->c, sizeof(float) * (size_t)p->ldc, c.host, sizeof(float) * (size_t)ldc,
+                                        sizeof(float) * (size_t)p->m, (size_t)p->n, cudaMemcpyDefault),
+                           "copying the result to the device", why);
+    release(&a);
+    release(&b);
+    release(&c);
+    return rc;
+}
+
+int shim_gpu_recover_sgemv(const shim_gemv_problem *p, const shim_operands *where, const shim_written *written,
+                           shim_recompute_fn recompute, const char **why)
+{
+    shim_gemv_problem q = *p;
+    mirror a = {0}, x = {0}, y = {0};
+    int64_t lda = p->lda;
+    int lenx = shim_gemv_lenx(p), leny = shim_gemv_leny(p);
+    int64_t stepy = p->incy < 0 ? -(int64_t)p->incy : p->incy;
+    int rc = 0;
+    if (where->a != SHIM_MEM_UNUSED)
+        rc = matrix_down(&a, p->a, p->lda, p->m, p->n, where->a, &lda, why);
+    if (!rc && where->b != SHIM_MEM_UNUSED)
+        rc = vector_down(&x, p->x, lenx, p->incx, where->b, &q.incx, why);
+    rc = rc || vector_down(&y, p->y, leny, p->incy, where->c, &q.incy, why);
+    if (!rc) {
+        q.a = a.host ? a.host : p->a;
+        q.x = x.host ? x.host : p->x;
+        q.y = y.host;
+        q.lda = (int)lda;
+        if (recompute(&q, written) != 0) {
+            *why = "out of host memory";
+            rc = -1;
+        }
+    }
+    /* only y's own entries go back, never the gaps of a strided y */
+    if (!rc && y.owned)
+        rc = shim_gpu_fail(cudaMemcpy2D(p->y, sizeof(float) * (size_t)stepy, y.host, sizeof(float), sizeof(float),
+                                        (size_t)leny, cudaMemcpyDefault),
+                           "copying the result to the device", why);
+    release(&a);
+    release(&x);
+    release(&y);
+    return rc;
+}
