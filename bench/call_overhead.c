@@ -312,8 +312,14 @@ static int init_cuda(void)
 /* after the timing: did the process look as the situation says? */
 static int situation_met(enum situation s)
 {
-    if (s == SIT_CUDA)
-        return 1; /* set up before the first call; init_cuda failing ends the run */
+    if (s == SIT_CUDA) {
+        /* CUDA was set up before the first call (or the run ended); a shim that cannot use the
+         * GPU skips its pointer checks, so its calls would not take the path this situation is for */
+        if (shimblas_gpu_available())
+            return 1;
+        printf("SITUATION NOT MET: the shim finds no usable GPU, so it never asks CUDA about pointers\n");
+        return 0;
+    }
     if (libcuda_loaded()) {
         printf("SITUATION NOT MET: %s was loaded in the process during the timing\n", LIBCUDA);
         return 0;
@@ -506,7 +512,13 @@ static options parse_options(int argc, char **argv)
         case 'c': o.csv = optarg; break;
         case 'b': o.blocks = positive(optarg, argv[0]); break;
         case 'n': o.block_calls = positive(optarg, argv[0]); break;
-        case 'B': o.beta = strtof(optarg, NULL); break;
+        case 'B': {
+            char *end;
+            o.beta = strtof(optarg, &end);
+            if (end == optarg || *end)
+                usage(argv[0]);
+            break;
+        }
         default: usage(argv[0]);
         }
     }
