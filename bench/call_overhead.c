@@ -360,9 +360,9 @@ static void check_counts(const bench_case *bc, unsigned long long timed, result 
     shimblas_get_stats(&s);
     const shimblas_counts *c = bc->gemm ? &s.sgemm : &s.sgemv;
     r->extra_calls = c->calls > timed ? c->calls - timed : 0;
-    r->not_on_cpu = c->cpu < timed ? timed - c->cpu : 0;
-    if (c->calls != c->cpu) /* served elsewhere, whoever made them */
-        r->not_on_cpu += c->calls - c->cpu;
+    r->not_on_cpu = c->calls - c->cpu;  /* served elsewhere (gpu, trivial, ...), whoever made them */
+    if (c->calls < timed)               /* calls that never reached it count as not served either */
+        r->not_on_cpu += timed - c->calls;
 }
 
 static result measure(const bench_case *bc, const blas_entry *direct, const blas_entry *shim, const options *o)
