@@ -69,7 +69,7 @@ static enum shim_side run_on_gpu(const shim_routine_ops *ops, const void *proble
     return SHIM_GPU_FAILED;
 }
 
-void shim_execute(const shim_routine_ops *ops, const void *problem)
+void shim_execute(const shim_routine_ops *ops, const void *problem, const shim_operands *known)
 {
     if (shim_cpu_guard_active()) {
         /* reached from inside the CPU BLAS: go straight back there, uncounted */
@@ -87,7 +87,10 @@ void shim_execute(const shim_routine_ops *ops, const void *problem)
         rec.ms = 0;
     } else {
         shim_operands where;
-        ops->residency(problem, &where);
+        if (known)
+            where = *known;
+        else
+            ops->residency(problem, &where);
         rec.side = shim_dispatch(ops, problem, &where, &rec);
         if (rec.side == SHIM_CPU && !config->verbose && !rec.feedback_key) {
             /* the hot path: a call that stays on the CPU BLAS pays for nothing more */

@@ -41,24 +41,33 @@ typedef struct shim_routine_ops {
                     double *gpu_ms);
 } shim_routine_ops;
 
-void shim_execute(const shim_routine_ops *ops, const void *problem);
+/* the full path; where: the operands' kinds when the caller already asked, else NULL */
+void shim_execute(const shim_routine_ops *ops, const void *problem, const shim_operands *where);
 
 /* The hot path, inlined into each routine's entry with its constant ops so the compiler sees
  * through them: a call that stays on the CPU BLAS because it is too small for the GPU (auto mode)
- * or because the mode says so, in a process without a CUDA driver (no operand can be device
- * memory), pays a few loads and compares, the CPU BLAS call and a counter. Anything else (a
- * driver in the process, a trace, gpu mode, recursion from the CPU BLAS) returns 0 for
- * shim_execute's full path. docs/notes/call_overhead.md has the measurements. */
-static inline int shim_execute_fast(const shim_routine_ops *ops, const void *problem)
+ * or because the mode says so pays a few loads and compares, the CPU BLAS call and a counter; with
+ * a CUDA driver in the process also the operands' kinds (src/memory_kind.c). Anything else (device
+ * operands, a trace, gpu mode, recursion from the CPU BLAS) goes to shim_execute's full path.
+ * docs/notes/call_overhead.md has the measurements. */
+static inline void shim_execute_fast(const shim_routine_ops *ops, const void *problem)
 {
     int fast = atomic_load_explicit(&shim_fast_path, memory_order_relaxed);
-    if (fast == SHIM_FAST_NONE || shim_cpu_guard_active() || ops->quick_return(problem) || !shim_no_cuda_driver())
-        return 0;
-    if (fast == SHIM_FAST_AUTO && ops->worth_modelling(problem))
-        return 0;
+    if (fast == SHIM_FAST_NONE || shim_cpu_guard_active() || ops->quick_return(problem) ||
+        (fast == SHIM_FAST_AUTO && ops->worth_modelling(problem))) {
+        shim_execute(ops, problem, NULL);
+        return;
+    }
+    if (!shim_no_cuda_driver()) {
+        shim_operands where;
+        ops->residency(problem, &where);
+        if (where.a == SHIM_MEM_DEVICE || where.b == SHIM_MEM_DEVICE || where.c == SHIM_MEM_DEVICE) {
+            shim_execute(ops, problem, &where);
+            return;
+        }
+    }
     ops->run_cpu(problem);
     shim_stats_count(ops->routine, ops->scaling_only(problem) ? SHIM_TRIVIAL : SHIM_CPU);
-    return 1;
 }
 /* a call rejected by the argument checks */
 void shim_count_error(enum shim_routine routine);

@@ -112,6 +112,5 @@ static const shim_routine_ops gemv_ops = {
 
 void shim_sgemv(const shim_gemv_problem *p)
 {
-    if (!shim_execute_fast(&gemv_ops, p))
-        shim_execute(&gemv_ops, p);
+    shim_execute_fast(&gemv_ops, p);
 }
