@@ -1,7 +1,9 @@
 #include "bench_util.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 void bench_cuda_check(int err, const char *what, const char *file, int line)
 {
@@ -100,4 +102,47 @@ int bench_rotation(size_t set_bytes, int max_sets)
     if (sets > (size_t)max_sets)
         sets = (size_t)max_sets;
     return (int)sets;
+}
+
+double bench_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bench_max_rel_diff(const float *got, const float *ref, int rows, int cols, long long ld)
+{
+    float *h1 = malloc(sizeof(float) * (size_t)rows), *h2 = malloc(sizeof(float) * (size_t)rows);
+    double maxdiff = 0.0, maxref = 0.0;
+    int sampled = cols > 24;
+    for (int c = 0; c < (sampled ? 24 : cols); c++) {
+        int col = !sampled ? c : c < 8 ? c : c < 16 ? cols / 2 + (c - 8) : cols - 24 + c;
+        BENCH_CUDA(cudaMemcpy(h1, got + (long long)col * ld, sizeof(float) * (size_t)rows, cudaMemcpyDeviceToHost));
+        BENCH_CUDA(cudaMemcpy(h2, ref + (long long)col * ld, sizeof(float) * (size_t)rows, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < rows; i++) {
+            double d = fabs((double)h1[i] - (double)h2[i]);
+            if (!isnan(maxdiff) && !(d <= maxdiff)) /* a NaN stays */
+                maxdiff = d;
+            if (fabs((double)h2[i]) > maxref)
+                maxref = fabs((double)h2[i]);
+        }
+    }
+    free(h1);
+    free(h2);
+    return maxref > 0 ? maxdiff / maxref : maxdiff;
 }

@@ -25,4 +25,15 @@ void bench_fill_device(float *d, size_t n, unsigned long long seed);
  * the L2 (at least 1, at most max_sets) */
 int bench_rotation(size_t set_bytes, int max_sets);
 
+/* monotonic wall clock in milliseconds */
+double bench_wall_ms(void);
+
+/* the median of n values (sorts them in place) */
+double bench_median(double *v, int n);
+
+/* largest |got - ref| over largest |ref| between two column-major device matrices (rows x cols,
+ * leading dimension ld): every column when cols <= 24, else the first, middle and last 8; NaN or
+ * an infinite difference when got holds one where ref does not */
+double bench_max_rel_diff(const float *got, const float *ref, int rows, int cols, long long ld);
+
 #endif

@@ -1,0 +1,14 @@
+/* Operand memory for blas_cases.h in the kinds a CUDA program has: device (cudaMalloc), managed
+ * (cudaMallocManaged), pinned (cudaMallocHost) and registered host memory (malloc +
+ * cudaHostRegister). A CUDA error ends the test with a FAIL line (TEST_CUDA). */
+#ifndef SHIM_TEST_GPU_MEMORY_H
+#define SHIM_TEST_GPU_MEMORY_H
+
+#include "blas_cases.h"
+
+extern const tc_memory tc_device_memory;
+extern const tc_memory tc_managed_memory;
+extern const tc_memory tc_pinned_memory;
+extern const tc_memory tc_registered_memory;
+
+#endif
