@@ -12,8 +12,12 @@
 # computing calls must all have run on the GPU; without a usable GPU the test is skipped (77).
 set -u
 lib=$1 lapack_dir=$2 blas_dir=$3 prog=$4 input=$5
-case $prog in */*) ;; *) prog=$lapack_dir/$prog ;; esac
-case $input in */*) ;; *) input=$lapack_dir/$input ;; esac
+# absolute paths: the program runs in a folder of its own
+case $lib in /*) ;; *) lib=$PWD/$lib ;; esac
+case $lapack_dir in /*) ;; *) lapack_dir=$PWD/$lapack_dir ;; esac
+case $blas_dir in /*) ;; *) blas_dir=$PWD/$blas_dir ;; esac
+case $prog in /*) ;; */*) prog=$PWD/$prog ;; *) prog=$lapack_dir/$prog ;; esac
+case $input in /*) ;; */*) input=$PWD/$input ;; *) input=$lapack_dir/$input ;; esac
 if [ ! -x "$prog" ] || [ ! -r "$input" ]; then
     echo "SKIP: $prog or $input missing (Debian package liblapack-test)"
     exit 77
