@@ -34,7 +34,7 @@ static struct {
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-__thread __attribute__((tls_model("initial-exec"))) int shim_cpu_guard_depth;
+__thread int shim_cpu_guard_depth;
 #define guard_depth shim_cpu_guard_depth
 
 static int in_this_library(const void *sym)

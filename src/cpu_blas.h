@@ -20,9 +20,11 @@ void shim_cpu_sgemv(const shim_gemv_problem *p);
 void shim_cpu_sgemm(const shim_gemm_problem *p);
 
 /* nonzero while this thread is inside a CPU BLAS call made by shimblas: an entry point reached
- * from there must go straight back to the CPU BLAS, never to the GPU path. (Initial-exec TLS:
- * read on every call, it must not cost a call into the dynamic linker.) */
-extern __thread __attribute__((tls_model("initial-exec"))) int shim_cpu_guard_depth;
+ * from there must go straight back to the CPU BLAS, never to the GPU path. (Read on every call:
+ * the library is built with TLS descriptors, -mtls-dialect=gnu2, so this costs a few instructions
+ * and no call into the dynamic linker, also when the library was dlopen()ed; the initial-exec
+ * model would be cheaper still but makes dlopen() fail in processes whose static TLS is full.) */
+extern __thread int shim_cpu_guard_depth;
 static inline int shim_cpu_guard_active(void)
 {
     return shim_cpu_guard_depth > 0;

@@ -76,8 +76,8 @@ static struct {
 } watch = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* the calling thread's stack: [low, top); low == top when unknown */
-static __thread __attribute__((tls_model("initial-exec"))) uintptr_t stack_low, stack_top;
-static __thread __attribute__((tls_model("initial-exec"))) int stack_known;
+static __thread uintptr_t stack_low, stack_top;
+static __thread int stack_known;
 
 /* ---- half 1: is the driver loaded? ----------------------------------------------------------- */
 
