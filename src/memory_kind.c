@@ -72,6 +72,7 @@ static struct {
     _Atomic(pointer_attributes_fn) query;   /* the driver's cuPointerGetAttributes */
     find_object_fn find_object;             /* glibc's _dl_find_object, when it has one */
     uintptr_t heap_start;                   /* the start of the brk heap, 0 when unknown */
+    uintptr_t main_low, main_high;          /* the main program's image (never unloaded) */
     atomic_int host_ranges_ready;
 } watch = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -205,10 +206,32 @@ static uintptr_t read_heap_start(void)
     return (uintptr_t)v;
 }
 
+/* the first object dl_iterate_phdr reports is the main program: its loaded segments' extent */
+static int main_image(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    uintptr_t low = UINTPTR_MAX, high = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+        low = start < low ? start : low;
+        high = end > high ? end : high;
+    }
+    if (high > low) {
+        watch.main_low = low;
+        watch.main_high = high;
+    }
+    return 1;
+}
+
 static void prepare_host_ranges(void)
 {
     pthread_mutex_lock(&watch.lock);
     if (!atomic_load(&watch.host_ranges_ready)) {
+        dl_iterate_phdr(main_image, NULL);
         watch.heap_start = read_heap_start();
         atomic_store(&watch.host_ranges_ready, 1);
     }
@@ -230,20 +253,23 @@ static void learn_stack(void)
     pthread_attr_destroy(&attr);
 }
 
-/* 1 when p is provably host memory: the live part of this thread's stack, the brk heap, or the
- * image of a loaded object. None of these can be device memory. */
+/* 1 when p is provably host memory: the main program's image, the brk heap, the live part of this
+ * thread's stack, or the image of another loaded object. None of these can be device memory.
+ * Cheapest first: two compares, the current break, the thread's stack, a lookup in the loader. */
 static int provably_host(const void *p)
 {
     uintptr_t a = (uintptr_t)p;
+    if (__builtin_expect(!atomic_load_explicit(&watch.host_ranges_ready, memory_order_acquire), 0))
+        prepare_host_ranges();
+    if (a >= watch.main_low && a < watch.main_high)
+        return 1;
+    if (watch.heap_start && a >= watch.heap_start && a < (uintptr_t)sbrk(0))
+        return 1;
     if (__builtin_expect(!stack_known, 0))
         learn_stack();
     /* between this frame and the top of the stack it runs on: the callers' frames */
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     if (here >= stack_low && here < stack_top && a >= here && a < stack_top)
-        return 1;
-    if (__builtin_expect(!atomic_load_explicit(&watch.host_ranges_ready, memory_order_acquire), 0))
-        prepare_host_ranges();
-    if (watch.heap_start && a >= watch.heap_start && a < (uintptr_t)sbrk(0))
         return 1;
     find_object_result r;
     return watch.find_object && watch.find_object((void *)p, (struct dl_find_object *)&r) == 0;
