@@ -3,6 +3,7 @@
 
     summarize.py host OUT_DIR host_e2e.csv      time per engine and shape, targets
     summarize.py device OUT_DIR sgemv_device.csv sgemm_device.csv
+    summarize.py overhead OUT_DIR overhead_<situation>_<blas>.csv...   ns a CPU-served call adds
 Tables go to stdout (markdown); plots (PNG) to OUT_DIR when matplotlib is available."""
 import csv
 import os
@@ -203,9 +204,44 @@ def device(out_dir, paths):
         fig.savefig(os.path.join(out_dir, f"{routine}_device.png"), dpi=110)
 
 
+def overhead(paths):
+    """one row per call, one column per (situation, CPU BLAS): the median ns the shim adds, with the
+    direct call's own ns in parentheses"""
+    cells = defaultdict(dict)
+    calls, columns = [], []
+    for path in paths:
+        with open(path) as f:
+            for r in csv.DictReader(line for line in f if not line.startswith("#")):
+                blas = "reference" if os.path.basename(os.path.dirname(r["cpu_blas"])) == "blas" else "OpenBLAS"
+                column = (r["situation"], blas)
+                if column not in columns:
+                    columns.append(column)
+                fortran = r["interface"] == "fortran"
+                shape = "x".join(r[d] for d in (("m", "n", "k") if r["routine"] == "sgemm" else ("m", "n")))
+                call = f"{'' if fortran else 'cblas_'}{r['routine']}{'_' if fortran else ''} {r['trans']} {shape}"
+                if call not in calls:
+                    calls.append(call)
+                cells[call][column] = (float(r["overhead_median_ns"]), float(r["direct_median_ns"]),
+                                       r["verdict"] == "ok")
+    print("| call | " + " | ".join(f"{s}, {b}" for s, b in columns) + " |")
+    print("| --- |" + " ---: |" * len(columns))
+    worst = {}
+    for call in calls:
+        row = []
+        for column in columns:
+            added, direct, ok = cells[call].get(column, (float("nan"), float("nan"), False))
+            row.append(f"{added:+.0f} ({direct:.0f})" + ("" if ok else " **missed**"))
+            worst[column] = max(worst.get(column, float("-inf")), added)
+        print(f"| {call} | " + " | ".join(row) + " |")
+    for column in columns:
+        print(f"- {column[0]}, {column[1]}: at most {worst[column]:+.0f} ns per call (median)")
+
+
 if __name__ == "__main__":
     kind, out_dir, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
     if kind == "host":
         host(out_dir, paths[0])
+    elif kind == "overhead":
+        overhead(paths)
     else:
         device(out_dir, paths)
