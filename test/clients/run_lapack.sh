@@ -6,7 +6,8 @@
 # Usage: run_lapack.sh LIBSHIMBLAS LAPACK_DIR BLAS_DIR PROGRAM INPUT
 #   LAPACK_DIR holds PROGRAM, INPUT and the reference liblapack.so.3; BLAS_DIR holds the
 #   libblas.so.3 to run over. Both go first on LD_LIBRARY_PATH: LAPACK then calls sgemm_/sgemv_
-#   through the dynamic linker and reaches the shim (an OpenBLAS liblapack.so.3 would not).
+#   through the dynamic linker and reaches the shim (Debian's default liblapack.so.3, OpenBLAS's,
+#   runs its own getrf, potrf, ... on its internal gemm, out of the shim's sight).
 #   PROGRAM and INPUT are names in LAPACK_DIR, or paths.
 # The environment passes through (SHIMBLAS_CPU_BLAS, SHIMBLAS_MODE). With SHIMBLAS_MODE=gpu the
 # computing calls must all have run on the GPU; without a usable GPU the test is skipped (77).
