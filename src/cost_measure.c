@@ -123,7 +123,8 @@ static int measure_gpu(shim_cost_model *m, const char **why)
         /* the fixed cost of a small call on host data, all the way through the executor */
         shim_gemm_problem tiny = {0, 0, 16, 16, 16, 1.0f, host, 16, host + 256, 16, 0.0f, host + 512, 16};
         const shim_operands host_operands = {SHIM_MEM_PAGEABLE, SHIM_MEM_PAGEABLE, SHIM_MEM_PAGEABLE};
-        shim_written written = {0};
+        shim_written written;
+        shim_written_init(&written);
         BEST_OF(5, best, rc |= shim_gpu_sgemm(&tiny, &host_operands, &written, why));
         shim_written_free(&written);
         m->gpu_call_ms = best;

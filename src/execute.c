@@ -53,20 +53,21 @@ static void recover(const shim_routine_ops *ops, const void *problem, const shim
                   broken ? "; the CUDA context is broken, so the GPU is not used again" : "");
 }
 
-static __thread shim_written thread_written;
-
 /* the GPU side of a call, recovered on the CPU when the GPU fails it */
 static enum shim_side run_on_gpu(const shim_routine_ops *ops, const void *problem, const shim_operands *where,
                                  shim_call_record *rec)
 {
-    shim_written *w = &thread_written;
-    shim_written_reset(w);
+    shim_written w;
+    shim_written_init(&w);
     const char *why = NULL;
-    if (ops->run_gpu(problem, where, w, &why) == 0)
-        return SHIM_GPU;
-    rec->note = why;
-    recover(ops, problem, where, w, why);
-    return SHIM_GPU_FAILED;
+    enum shim_side side = SHIM_GPU;
+    if (ops->run_gpu(problem, where, &w, &why) != 0) {
+        rec->note = why;
+        recover(ops, problem, where, &w, why);
+        side = SHIM_GPU_FAILED;
+    }
+    shim_written_free(&w);
+    return side;
 }
 
 void shim_execute(const shim_routine_ops *ops, const void *problem, const shim_operands *known)

@@ -147,8 +147,21 @@ static int watch_tail(const scan *s)
     return 1;
 }
 
+/* a child forked while another thread of the parent held the lock must not wait for it forever */
+static void reset_in_child(void)
+{
+    pthread_mutex_init(&watch.lock, NULL);
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, reset_in_child);
+}
+
 static int look_again(void)
 {
+    static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&atfork_once, register_atfork);
     pthread_mutex_lock(&watch.lock);
     for (int attempt = 0; attempt < 8 && !atomic_load(&watch.driver_loaded); attempt++) {
         if (shim_no_cuda_driver())

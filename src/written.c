@@ -2,8 +2,12 @@
 
 #include <stdlib.h>
 
-void shim_written_reset(shim_written *w)
+#include <string.h>
+
+void shim_written_init(shim_written *w)
 {
+    w->rects = w->inline_rects;
+    w->cap = SHIM_WRITTEN_INLINE;
     w->count = 0;
     w->direct = 0;
     w->lost = 0;
@@ -12,12 +16,15 @@ void shim_written_reset(shim_written *w)
 void shim_written_add(shim_written *w, int64_t r0, int64_t c0, int rows, int cols, int direct)
 {
     if (w->count == w->cap) {
-        int cap = w->cap ? 2 * w->cap : 64;
-        shim_rect *grown = realloc(w->rects, sizeof *grown * (size_t)cap);
+        int cap = 2 * w->cap;
+        shim_rect *grown = w->rects == w->inline_rects ? malloc(sizeof *grown * (size_t)cap)
+                                                        : realloc(w->rects, sizeof *grown * (size_t)cap);
         if (!grown) {
             w->lost = 1;
             return;
         }
+        if (w->rects == w->inline_rects)
+            memcpy(grown, w->inline_rects, sizeof w->inline_rects);
         w->rects = grown;
         w->cap = cap;
     }
@@ -27,8 +34,9 @@ void shim_written_add(shim_written *w, int64_t r0, int64_t c0, int rows, int col
 
 void shim_written_free(shim_written *w)
 {
-    free(w->rects);
-    *w = (shim_written){0};
+    if (w->rects != w->inline_rects)
+        free(w->rects);
+    shim_written_init(w);
 }
 
 static int compare_i64(const void *a, const void *b)

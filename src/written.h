@@ -14,8 +14,10 @@ typedef struct shim_rect {
     int rows, cols;
 } shim_rect;
 
+#define SHIM_WRITTEN_INLINE 32
+
 typedef struct shim_written {
-    shim_rect *rects;
+    shim_rect *rects; /* the inline array below, or a larger one on the heap */
     int count, cap;
     /* direct: some pieces were written by the device itself (a copy engine into pinned memory,
      * a kernel in place): they are final only once the device finished them, which a broken
@@ -23,9 +25,11 @@ typedef struct shim_written {
     int direct;
     /* the list could not grow (out of host memory): what was written is unknown */
     int lost;
+    shim_rect inline_rects[SHIM_WRITTEN_INLINE]; /* enough for most calls: no allocation */
 } shim_written;
 
-void shim_written_reset(shim_written *w);
+/* an empty list (call shim_written_free when done with it) */
+void shim_written_init(shim_written *w);
 void shim_written_add(shim_written *w, int64_t r0, int64_t c0, int rows, int cols, int direct);
 void shim_written_free(shim_written *w);
 
