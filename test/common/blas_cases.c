@@ -308,3 +308,39 @@ int tc_check_counts(const char *routine, const shimblas_counts *before, const sh
     printf("PASS: %s counters: %ld calls, %lld on the GPU, %lld on the CPU, none failed\n", routine, calls, gpu, cpu);
     return 0;
 }
+
+void tc_verdict(tc_tally *t, const char *label, long bad, const char *count_problem)
+{
+    t->cases++;
+    if (!bad && !count_problem) {
+        printf("PASS: %s\n", label);
+        return;
+    }
+    printf("FAIL: %s: %s%s%s\n", label, bad ? "wrong result" : "", bad && count_problem ? "; " : "",
+           count_problem ? count_problem : "");
+    t->failures++;
+}
+
+void tc_gemm_counted(tc_tally *t, const tc_memory *mem, tc_gemm g, uint64_t *rng, tc_count_judge judge, int expect)
+{
+    char what[160], label[224], why[200];
+    tc_gemm_describe(&g, what, sizeof what);
+    snprintf(label, sizeof label, "%s on %s operands", what, mem->name);
+    shimblas_stats b, a;
+    shimblas_get_stats(&b);
+    long bad = tc_gemm_case(mem, &g, rng, label);
+    shimblas_get_stats(&a);
+    tc_verdict(t, label, bad, judge(&b.sgemm, &a.sgemm, expect, why, sizeof why));
+}
+
+void tc_gemv_counted(tc_tally *t, const tc_memory *mem, tc_gemv g, uint64_t *rng, tc_count_judge judge, int expect)
+{
+    char what[160], label[224], why[200];
+    tc_gemv_describe(&g, what, sizeof what);
+    snprintf(label, sizeof label, "%s on %s operands", what, mem->name);
+    shimblas_stats b, a;
+    shimblas_get_stats(&b);
+    long bad = tc_gemv_case(mem, &g, rng, label);
+    shimblas_get_stats(&a);
+    tc_verdict(t, label, bad, judge(&b.sgemv, &a.sgemv, expect, why, sizeof why));
+}

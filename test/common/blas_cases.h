@@ -51,6 +51,21 @@ void tc_gemv_describe(const tc_gemv *g, char *out, size_t len);
 long tc_gemm_case(const tc_memory *mem, const tc_gemm *g, uint64_t *rng, const char *label);
 long tc_gemv_case(const tc_memory *mem, const tc_gemv *g, uint64_t *rng, const char *label);
 
+/* Judges what one routine's counters did over one call: NULL when that is right, else a reason
+ * written into why. expect is the judge's own code for what the call should have counted. */
+typedef const char *(*tc_count_judge)(const shimblas_counts *before, const shimblas_counts *after, int expect,
+                                      char *why, size_t len);
+
+/* cases run and failed, with a PASS or FAIL line printed for each */
+typedef struct tc_tally {
+    int cases, failures;
+} tc_tally;
+void tc_verdict(tc_tally *t, const char *label, long bad, const char *count_problem);
+
+/* one case (tc_gemm_case / tc_gemv_case) whose counters judge checks */
+void tc_gemm_counted(tc_tally *t, const tc_memory *mem, tc_gemm g, uint64_t *rng, tc_count_judge judge, int expect);
+void tc_gemv_counted(tc_tally *t, const tc_memory *mem, tc_gemv g, uint64_t *rng, tc_count_judge judge, int expect);
+
 /* a random computing case (alpha != 0, k >= 1) of small and medium shapes: either layout, any
  * transposes, padded leading dimensions, unit, strided and negative increments, beta 0, 1 or other */
 void tc_random_gemm(uint64_t *rng, tc_gemm *out);

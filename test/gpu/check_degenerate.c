@@ -15,12 +15,11 @@
 #include "reference.h"
 #include "shimblas.h"
 
-static int cases, failures;
 static uint64_t rng;
 
 enum kind { COMPUTES, SCALES, QUICK }; /* what the call has to do: how it may be counted */
 
-static const char *check_counts(const shimblas_counts *b, const shimblas_counts *a, enum kind kind, char *why,
+static const char *check_counts(const shimblas_counts *b, const shimblas_counts *a, int kind, char *why,
                                 size_t len)
 {
     unsigned long long gpu = a->gpu - b->gpu, cpu = a->cpu - b->cpu, failed = a->gpu_failed - b->gpu_failed,
@@ -37,40 +36,21 @@ static const char *check_counts(const shimblas_counts *b, const shimblas_counts 
     return why;
 }
 
+static tc_tally tally;
+
 static void verdict(const char *label, long bad, const char *count_problem)
 {
-    cases++;
-    if (!bad && !count_problem) {
-        printf("PASS: %s\n", label);
-        return;
-    }
-    printf("FAIL: %s: %s%s%s\n", label, bad ? "wrong result" : "", bad && count_problem ? "; " : "",
-           count_problem ? count_problem : "");
-    failures++;
+    tc_verdict(&tally, label, bad, count_problem);
 }
 
 static void gemm(const tc_memory *mem, tc_gemm g, enum kind kind)
 {
-    char what[160], label[224], why[200];
-    tc_gemm_describe(&g, what, sizeof what);
-    snprintf(label, sizeof label, "%s on %s operands", what, mem->name);
-    shimblas_stats b, a;
-    shimblas_get_stats(&b);
-    long bad = tc_gemm_case(mem, &g, &rng, label);
-    shimblas_get_stats(&a);
-    verdict(label, bad, check_counts(&b.sgemm, &a.sgemm, kind, why, sizeof why));
+    tc_gemm_counted(&tally, mem, g, &rng, check_counts, (int)kind);
 }
 
 static void gemv(const tc_memory *mem, tc_gemv g, enum kind kind)
 {
-    char what[160], label[224], why[200];
-    tc_gemv_describe(&g, what, sizeof what);
-    snprintf(label, sizeof label, "%s on %s operands", what, mem->name);
-    shimblas_stats b, a;
-    shimblas_get_stats(&b);
-    long bad = tc_gemv_case(mem, &g, &rng, label);
-    shimblas_get_stats(&a);
-    verdict(label, bad, check_counts(&b.sgemv, &a.sgemv, kind, why, sizeof why));
+    tc_gemv_counted(&tally, mem, g, &rng, check_counts, (int)kind);
 }
 
 static float *device_filled(size_t n, float v)
@@ -204,6 +184,6 @@ int main(void)
     gemv(dev, (tc_gemv){0, 0, 300, 50, -1, 2, 0.0f, 1.0f, 0}, QUICK);
     gemm(dev, (tc_gemm){1, 0, 0, 40, 50, 60, 0.0f, 1.0f, 1}, QUICK);
 
-    printf("check_degenerate: %d cases, %d failures\n", cases, failures);
-    return failures != 0;
+    printf("check_degenerate: %d cases, %d failures\n", tally.cases, tally.failures);
+    return tally.failures != 0;
 }

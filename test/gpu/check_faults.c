@@ -46,12 +46,11 @@ extern char **environ;
 
 /* ---- the children -------------------------------------------------------------------------------- */
 
-static int cases, failures;
 static uint64_t rng;
 
 enum expect_count { FAILED, ON_CPU, NOT_GPU }; /* gpu_failed only; cpu only; cpu or gpu_failed */
 
-static const char *check_counts(const shimblas_counts *b, const shimblas_counts *a, enum expect_count e,
+static const char *check_counts(const shimblas_counts *b, const shimblas_counts *a, int e,
                                 char *why, size_t len)
 {
     unsigned long long gpu = a->gpu - b->gpu, cpu = a->cpu - b->cpu, failed = a->gpu_failed - b->gpu_failed,
@@ -68,40 +67,16 @@ static const char *check_counts(const shimblas_counts *b, const shimblas_counts 
     return why;
 }
 
-static void verdict(const char *label, long bad, const char *count_problem)
-{
-    cases++;
-    if (!bad && !count_problem) {
-        printf("PASS: %s\n", label);
-        return;
-    }
-    printf("FAIL: %s: %s%s%s\n", label, bad ? "wrong result" : "", bad && count_problem ? "; " : "",
-           count_problem ? count_problem : "");
-    failures++;
-}
+static tc_tally tally;
 
 static void gemm(const tc_memory *mem, tc_gemm g, enum expect_count e)
 {
-    char what[160], label[224], why[200];
-    tc_gemm_describe(&g, what, sizeof what);
-    snprintf(label, sizeof label, "%s on %s operands", what, mem->name);
-    shimblas_stats b, a;
-    shimblas_get_stats(&b);
-    long bad = tc_gemm_case(mem, &g, &rng, label);
-    shimblas_get_stats(&a);
-    verdict(label, bad, check_counts(&b.sgemm, &a.sgemm, e, why, sizeof why));
+    tc_gemm_counted(&tally, mem, g, &rng, check_counts, (int)e);
 }
 
 static void gemv(const tc_memory *mem, tc_gemv g, enum expect_count e)
 {
-    char what[160], label[224], why[200];
-    tc_gemv_describe(&g, what, sizeof what);
-    snprintf(label, sizeof label, "%s on %s operands", what, mem->name);
-    shimblas_stats b, a;
-    shimblas_get_stats(&b);
-    long bad = tc_gemv_case(mem, &g, &rng, label);
-    shimblas_get_stats(&a);
-    verdict(label, bad, check_counts(&b.sgemv, &a.sgemv, e, why, sizeof why));
+    tc_gemv_counted(&tally, mem, g, &rng, check_counts, (int)e);
 }
 
 static int child_gpu_host(void)
@@ -406,8 +381,8 @@ int main(int argc, char **argv)
         printf("scenario %s, SHIMBLAS_TEST_FAIL=%s, mode %s\n", s->name, fail ? fail : "(unset)",
                shimblas_get_mode() == SHIMBLAS_MODE_GPU ? "gpu" : shimblas_get_mode() == SHIMBLAS_MODE_CPU ? "cpu" : "auto");
         int rc = s->run();
-        printf("%s: %d cases, %d failures\n", s->name, cases, failures);
-        return rc ? rc : failures != 0;
+        printf("%s: %d cases, %d failures\n", s->name, tally.cases, tally.failures);
+        return rc ? rc : tally.failures != 0;
     }
 
     for (int i = 1; i < argc; i++)
