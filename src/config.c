@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -24,81 +26,105 @@ static void set_mode(int m)
 }
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
-static const char *env_or_null(const char *name)
+typedef const char *(*getter)(const char *name);
+
+static const char *value(getter get, const char *name)
 {
-    const char *v = getenv(name);
+    const char *v = get(name);
     return v && *v ? v : NULL;
 }
 
-static int env_flag(const char *name)
+static int flag(getter get, const char *name)
 {
-    const char *v = env_or_null(name);
+    const char *v = value(get, name);
     return v && strcmp(v, "0") != 0 && strcasecmp(v, "no") != 0 && strcasecmp(v, "off") != 0;
 }
 
 long long shim_parse_bytes(const char *s)
 {
+    if (!isdigit((unsigned char)*s))
+        return -1; /* (strtoll would take spaces, a sign, "0x") */
     char *end;
+    errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (end == s || v < 0)
+    if (errno == ERANGE)
         return -1;
+    int shift = 0;
     switch (toupper((unsigned char)*end)) {
-    case 'G': v <<= 10; /* fall through */
-    case 'M': v <<= 10; /* fall through */
-    case 'K':
-        v <<= 10;
-        end++;
-        break;
-    case '\0': break;
+    case 'G': shift = 30; break;
+    case 'M': shift = 20; break;
+    case 'K': shift = 10; break;
+    case '\0':
+    case 'B': break;
     default: return -1;
+    }
+    if (shift) {
+        if (v > (LLONG_MAX >> shift))
+            return -1;
+        v <<= shift;
+        end++;
     }
     if (*end == 'B' || *end == 'b')
         end++;
     return *end ? -1 : v;
 }
 
-static void read_config(void)
+void shim_config_read(shim_config *c, int *initial_mode, getter get)
 {
-    config.verbose = env_flag("SHIMBLAS_VERBOSE");
-    config.stats = env_flag("SHIMBLAS_STATS");
-    config.cpu_blas = env_or_null("SHIMBLAS_CPU_BLAS");
-    config.sgemv_kernel = env_or_null("SHIMBLAS_SGEMV_KERNEL");
-    config.sgemm_kernel = env_or_null("SHIMBLAS_SGEMM_KERNEL");
-    const char *mem = env_or_null("SHIMBLAS_DEVICE_MEMORY");
+    char shown[SHIM_SHOWN_VALUE];
+    *c = (shim_config){0};
+    c->verbose = flag(get, "SHIMBLAS_VERBOSE");
+    c->stats = flag(get, "SHIMBLAS_STATS");
+    c->cpu_blas = value(get, "SHIMBLAS_CPU_BLAS");
+    c->sgemv_kernel = value(get, "SHIMBLAS_SGEMV_KERNEL");
+    c->sgemm_kernel = value(get, "SHIMBLAS_SGEMM_KERNEL");
+    const char *mem = value(get, "SHIMBLAS_DEVICE_MEMORY");
     if (mem) {
         long long bytes = shim_parse_bytes(mem);
         if (bytes < 0)
-            shim_log("SHIMBLAS_DEVICE_MEMORY=%s is not a byte count (like 512M or 2G); ignored", mem);
+            shim_log("SHIMBLAS_DEVICE_MEMORY=%s is not a byte count (like 512M or 2G); ignored",
+                     shim_show_value(mem, shown));
         else
-            config.device_memory = (size_t)bytes;
+            c->device_memory = (size_t)bytes;
     }
 
-    const char *fail = env_or_null("SHIMBLAS_TEST_FAIL");
+    const char *fail = value(get, "SHIMBLAS_TEST_FAIL");
     if (fail) {
         char *end = NULL;
         if (strcmp(fail, "sticky") == 0) {
-            config.test_fail = SHIM_TEST_FAIL_STICKY;
+            c->test_fail = SHIM_TEST_FAIL_STICKY;
         } else if (strncmp(fail, "gpu", 3) == 0 && (fail[3] == 0 || fail[3] == ':')) {
-            long at = fail[3] ? strtol(fail + 4, &end, 10) : 1;
-            if (fail[3] && (*end || at < 1 || at > 1000000))
+            long at = fail[3] ? (isdigit((unsigned char)fail[4]) ? strtol(fail + 4, &end, 10) : 0) : 1;
+            if (fail[3] && (!end || *end || at < 1 || at > 1000000))
                 at = 0;
-            config.test_fail = at ? SHIM_TEST_FAIL_GPU : SHIM_TEST_FAIL_NONE;
-            config.test_fail_launch = (int)at;
+            c->test_fail = at ? SHIM_TEST_FAIL_GPU : SHIM_TEST_FAIL_NONE;
+            c->test_fail_launch = (int)at;
         }
-        if (config.test_fail == SHIM_TEST_FAIL_NONE)
-            shim_log("SHIMBLAS_TEST_FAIL=%s is not one of gpu, gpu:N, sticky; ignored", fail);
+        if (c->test_fail == SHIM_TEST_FAIL_NONE)
+            shim_log("SHIMBLAS_TEST_FAIL=%s is not one of gpu, gpu:N, sticky; ignored", shim_show_value(fail, shown));
     }
 
-    const char *m = env_or_null("SHIMBLAS_MODE");
-    int initial = SHIMBLAS_MODE_AUTO;
+    const char *m = value(get, "SHIMBLAS_MODE");
+    *initial_mode = SHIMBLAS_MODE_AUTO;
     if (m) {
         if (strcasecmp(m, "gpu") == 0)
-            initial = SHIMBLAS_MODE_GPU;
+            *initial_mode = SHIMBLAS_MODE_GPU;
         else if (strcasecmp(m, "cpu") == 0)
-            initial = SHIMBLAS_MODE_CPU;
+            *initial_mode = SHIMBLAS_MODE_CPU;
         else if (strcasecmp(m, "auto") != 0)
-            shim_log("SHIMBLAS_MODE=%s is not one of auto, gpu, cpu; using auto", m);
+            shim_log("SHIMBLAS_MODE=%s is not one of auto, gpu, cpu; using auto", shim_show_value(m, shown));
     }
+}
+
+static const char *process_env(const char *name)
+{
+    return getenv(name);
+}
+
+static void read_config(void)
+{
+    int initial;
+    shim_config_read(&config, &initial, process_env);
     if (atomic_load(&mode) == -1)
         set_mode(initial);
 }

@@ -31,7 +31,11 @@ shimblas_mode shim_mode(void);
 enum { SHIM_FAST_NONE = 0, SHIM_FAST_CPU = 1, SHIM_FAST_AUTO = 2 };
 extern atomic_int shim_fast_path;
 
-/* parses a byte count with an optional K/M/G suffix (powers of 1024); -1 when malformed */
+/* parses a byte count with an optional K/M/G suffix (powers of 1024); -1 when malformed or too large */
 long long shim_parse_bytes(const char *s);
+
+/* the settings as get(name) gives the variables (getenv for the process; the fuzz test passes its
+ * own); a value it cannot use is reported in one line and ignored */
+void shim_config_read(shim_config *c, int *initial_mode, const char *(*get)(const char *name));
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "cost_cache.h"
 #include "cost_model.h"
 #include "cpu_blas.h"
 #include "gpu.h"
@@ -159,8 +160,8 @@ static void measure_cpu(shim_cost_model *m)
     double f_big = 2.0 * big * big * (double)big, f_small = 2.0 * small * small * (double)small;
     m->cpu_sgemm_gflops = (f_big - f_small) / ((t_big - t_small > 1e-6 ? t_big - t_small : 1e-6) * 1e6);
     m->cpu_sgemm_call_ms = t_small - f_small / (m->cpu_sgemm_gflops * 1e6);
-    if (m->cpu_sgemm_call_ms < 0)
-        m->cpu_sgemm_call_ms = 0;
+    if (m->cpu_sgemm_call_ms < 1e-6)
+        m->cpu_sgemm_call_ms = 1e-6; /* (a fixed cost too small to see, but a cost) */
     /* sgemv: bytes of A per second from a 64 MB matrix (beyond the CPU's caches, as the calls that
      * could go to the GPU are) and the fixed cost from a tiny one */
     const int rows = 4096, cols = 4096;
@@ -181,49 +182,29 @@ static void measure_cpu(shim_cost_model *m)
     free(a);
 }
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static int cache_path(char *path, size_t len)
+/* the machine setup the model holds for: the device, its driver, this library, the CPU BLAS and
+ * the variables that set its threads and kernels (any length: the key hashes them part by part) */
+static int cache_key(uint64_t *key)
 {
     struct cudaDeviceProp prop;
     int device = 0, driver = 0;
-    cudaGetDevice(&device);
-    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess)
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess)
         return -1;
     cudaDriverGetVersion(&driver);
-    char key[1024];
-    const char *env[] = {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"};
-    int used = snprintf(key, sizeof key, "%s|%d|%s|%s|%ld", prop.name, driver, SHIMBLAS_VERSION,
-                        shim_cpu_blas_origin(), sysconf(_SC_NPROCESSORS_ONLN));
-    for (int i = 0; i < 4; i++)
-        used += snprintf(key + used, sizeof key - (size_t)used, "|%s", getenv(env[i]) ? getenv(env[i]) : "");
-    const char *dir = getenv("SHIMBLAS_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char base[512];
-    if (dir && *dir)
-        snprintf(base, sizeof base, "%s", dir);
-    else if (xdg && *xdg)
-        snprintf(base, sizeof base, "%s/shimblas", xdg);
-    else if (home && *home)
-        snprintf(base, sizeof base, "%s/.cache/shimblas", home);
-    else
-        return -1;
-    /* create the folder (and a missing .cache above it) */
-    char parent[512];
-    snprintf(parent, sizeof parent, "%s", base);
-    char *slash = strrchr(parent, '/');
-    if (slash && slash != parent) {
-        *slash = '\0';
-        mkdir(parent, 0755);
-    }
-    if (mkdir(base, 0755) != 0 && errno != EEXIST)
-        return -1;
-    snprintf(path, len, "%s/model-%016llx.txt", base, (unsigned long long)fnv1a(key));
+    char driver_text[32], cores[32];
+    snprintf(driver_text, sizeof driver_text, "%d", driver);
+    snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    prop.name[sizeof prop.name - 1] = '\0';
+    const char *parts[] = {prop.name,
+                           driver_text,
+                           SHIMBLAS_VERSION,
+                           shim_cpu_blas_origin(),
+                           cores,
+                           getenv("OPENBLAS_CORETYPE"),
+                           getenv("OPENBLAS_NUM_THREADS"),
+                           getenv("OMP_NUM_THREADS"),
+                           getenv("MKL_NUM_THREADS")};
+    *key = shim_cost_cache_key(parts, (int)(sizeof parts / sizeof parts[0]));
     return 0;
 }
 
@@ -232,44 +213,41 @@ static void load_or_measure(void)
     const char *why = NULL;
     if (!shim_gpu_usable(&why))
         return;
-    char path[640];
-    int cacheable = cache_path(path, sizeof path) == 0;
-    if (cacheable) {
-        FILE *f = fopen(path, "r");
-        if (f) {
-            char text[2048];
-            size_t got = fread(text, 1, sizeof text - 1, f);
-            text[got] = '\0';
-            fclose(f);
-            if (shim_cost_model_parse(text, &model) == 0) {
-                have_model = 1;
-                return;
-            }
+    int verbose = shim_config_get()->verbose;
+    uint64_t key = 0;
+    int dir = cache_key(&key) == 0 ? shim_cost_cache_open_dir(&why) : -1;
+    if (dir < 0 && verbose)
+        shim_log("the cost model is not cached (%s)", why ? why : "no device identity");
+    if (dir >= 0) {
+        if (shim_cost_cache_load(dir, key, &model, &why) == 0) {
+            have_model = 1;
+            close(dir);
+            return;
         }
+        if (verbose)
+            shim_log("cost model: %s; measuring", why);
     }
     double t0 = shim_now_ms();
     measure_cpu(&model);
     if (measure_gpu(&model, &why)) {
         shim_log("could not measure the GPU for the cost model (%s); auto mode keeps calls on the CPU", why);
-        return;
-    }
-    have_model = 1;
-    char text[2048];
-    shim_cost_model_format(&model, text, sizeof text);
-    if (shim_config_get()->verbose)
-        shim_log("cost model measured in %.0f ms: %s", shim_now_ms() - t0, text);
-    if (cacheable) {
-        char tmp[700];
-        snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
-        FILE *f = fopen(tmp, "w");
-        if (f) {
-            fputs(text, f);
-            if (fclose(f) == 0)
-                rename(tmp, path);
-            else
-                remove(tmp);
+    } else {
+        const char *bad;
+        if (shim_cost_model_check(&model, &bad) != 0) {
+            shim_log("the measured cost model has an implausible %s; auto mode keeps calls on the CPU", bad);
+        } else {
+            have_model = 1;
+            if (verbose) {
+                char text[1024];
+                shim_cost_model_format(&model, text, sizeof text);
+                shim_log("cost model measured in %.0f ms: %s", shim_now_ms() - t0, text);
+            }
+            if (dir >= 0 && shim_cost_cache_store(dir, key, &model) != 0 && verbose)
+                shim_log("the cost model could not be written to its cache");
         }
     }
+    if (dir >= 0)
+        close(dir);
 }
 
 const shim_cost_model *shim_cost_model_get(void)

@@ -172,37 +172,3 @@ void shim_feedback_reset(void)
         feedback[i] = (feedback_entry){0};
     pthread_mutex_unlock(&feedback_lock);
 }
-
-/* ---- the cache file's text form ------------------------------------------------------------------ */
-
-#define FIELDS(X)                                                                                            \
-    X(h2d_gbps)                                                                                              \
-    X(d2h_gbps)                                                                                              \
-    X(pack_gbps)                                                                                             \
-    X(gpu_sgemm_gflops)                                                                                      \
-    X(gpu_sgemv_gbps)                                                                                        \
-    X(gpu_call_ms) X(cpu_sgemm_gflops) X(cpu_sgemm_call_ms) X(cpu_sgemv_gbps) X(cpu_sgemv_call_ms)
-
-int shim_cost_model_format(const shim_cost_model *m, char *out, int len)
-{
-    int used = 0;
-#define FORMAT(name)                                                                                         \
-    used += snprintf(out + used, used < len ? (size_t)(len - used) : 0, #name " %.6g\n", m->name);
-    FIELDS(FORMAT)
-#undef FORMAT
-    return used;
-}
-
-int shim_cost_model_parse(const char *text, shim_cost_model *m)
-{
-    int missing = 0;
-#define PARSE(name)                                                                                          \
-    {                                                                                                        \
-        const char *at = strstr(text, #name " ");                                                            \
-        if (!at || sscanf(at + sizeof #name, "%lf", &m->name) != 1)                                          \
-            missing++;                                                                                       \
-    }
-    FIELDS(PARSE)
-#undef PARSE
-    return missing ? -1 : 0;
-}

@@ -62,8 +62,5 @@ void shim_feedback_reset(void);
 /* The process's model: measured once (or read from the cache file), NULL when it cannot be had */
 const shim_cost_model *shim_cost_model_get(void);
 
-/* the cache file's text form: parse returns 0 when every field was present */
-int shim_cost_model_format(const shim_cost_model *m, char *out, int len);
-int shim_cost_model_parse(const char *text, shim_cost_model *m);
 
 #endif

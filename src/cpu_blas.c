@@ -73,7 +73,9 @@ static int try_path(const char *what, const char *path, int flags)
         snprintf(cpu.origin, sizeof cpu.origin, "%s%s", what, path);
         return 1;
     }
-    note_tried("%s%s (%s); ", what, path, h ? "no sgemv_/sgemm_ of its own" : dlerror());
+    char shown[SHIM_SHOWN_VALUE], error[SHIM_SHOWN_VALUE];
+    note_tried("%s%s (%s); ", what, shim_show_value(path, shown),
+               h ? "no sgemv_/sgemm_ of its own" : shim_show_value(dlerror(), error));
     if (h)
         dlclose(h);
     return 0;
@@ -84,8 +86,11 @@ static void resolve(void)
     const char *env = shim_config_get()->cpu_blas;
     if (env && try_path("SHIMBLAS_CPU_BLAS=", env, RTLD_NOW | RTLD_LOCAL))
         return;
-    if (env)
-        shim_log("SHIMBLAS_CPU_BLAS=%s cannot be used; trying the next BLAS in the process", env);
+    if (env) {
+        char shown[SHIM_SHOWN_VALUE];
+        shim_log("SHIMBLAS_CPU_BLAS=%s cannot be used; trying the next BLAS in the process",
+                 shim_show_value(env, shown));
+    }
 
     void *next = dlsym(RTLD_NEXT, "sgemm_");
     Dl_info info;

@@ -17,6 +17,8 @@ void shim_report_unknown_kernel(const char *variable, const char *name, const vo
         const char *known_name = *(const char *const *)((const char *)variants + (size_t)i * stride);
         strncat(known, known_name, sizeof known - strlen(known) - 1);
     }
-    shim_log("error: %s=%s names no kernel; known: %s. The selector's choice runs instead.", variable, name,
+    char shown[SHIM_SHOWN_VALUE];
+    shim_log("error: %s=%s names no kernel; known: %s. The selector's choice runs instead.", variable,
+             shim_show_value(name, shown),
              known);
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cost_cache.h"
 #include "cost_model.h"
 
 static int failures, cases;
