@@ -253,6 +253,9 @@ int main(void)
     tally = calloc((size_t)variant_count + 1, sizeof *tally);
     long problems = 0;
     sgemv_case c;
+    /* SHIMBLAS_TEST_QUICK: fewer and smaller cases, every variant still met (for compute-sanitizer,
+     * which runs each kernel hundreds of times slower) */
+    const int quick = getenv("SHIMBLAS_TEST_QUICK") != NULL;
 
     for (int trans = 0; trans <= 1; trans++) {
         /* tiny, every alpha/beta class */
@@ -277,14 +280,14 @@ int main(void)
 
         /* tails around every tile, warp and vector width, sampled pairs */
         static const int edges[] = {1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129};
-        for (int t = 0; t < 60; t++) {
+        for (int t = 0; t < (quick ? 12 : 60); t++) {
             c = random_case("tails", trans, edges[pick_int(17)], edges[pick_int(17)]);
             run_case(&c, 0);
             problems++;
         }
         /* n across the output tiles of the multi-output forms (up to 1024 outputs per block) */
         static const int wide[] = {255, 256, 257, 1023, 1024, 1025, 2049};
-        for (int t = 0; t < 7; t++) {
+        for (int t = 0; t < (quick ? 2 : 7); t++) {
             c = random_case("tiles", trans, edges[pick_int(17)], wide[t]);
             run_case(&c, 0);
             c = random_case("tiles", trans, wide[t], edges[pick_int(17)]);
@@ -293,8 +296,8 @@ int main(void)
         }
 
         /* every offset of A, x and y against each other, aligned and padded lda */
-        for (int aoff = 0; aoff < 4; aoff++)
-            for (int xoff = 0; xoff < 4; xoff++)
+        for (int aoff = 0; aoff < (quick ? 2 : 4); aoff++)
+            for (int xoff = 0; xoff < (quick ? 2 : 4); xoff++)
                 for (int yoff = 0; yoff < 4; yoff += 3) {
                     /* lda 67 moves each column's 16-byte phase, lda 68 keeps a's */
                     c = make_case("offsets", trans, 67, 45, (aoff + xoff) % 2, aoff, xoff, yoff, -0.7f, 0.9f);
@@ -306,7 +309,7 @@ int main(void)
 
         /* lda > m: the padding rows hold NaN, so reading them fails the comparison */
         static const int pads[] = {1, 3, 5};
-        for (int t = 0; t < 3; t++) {
+        for (int t = 0; t < (quick ? 1 : 3); t++) {
             c = make_case("lda>m", trans, 16, 3001, pads[t], pick_int(4), pick_int(4), pick_int(4), 1.0f, 0.9f);
             run_case(&c, 0);
             c = make_case("lda>m", trans, 517, 259, pads[t], pick_int(4), pick_int(4), pick_int(4), -0.7f, 0.0f);
@@ -319,7 +322,7 @@ int main(void)
         static const int shorts[] = {6, 8, 9, 12, 24, 48, 100, 128, 200, 248, 250, 253, 256, 300, 500, 504};
         static const int short_n[] = {1, 37, 300, 1025, 4099};
         static const float short_alphas[] = {1.0f, -0.7f};
-        for (int t = 0; t < 32; t++) {
+        for (int t = 0; t < (quick ? 8 : 32); t++) {
             const int m = shorts[t % 16];
             const int lda_extra = t < 16 ? (4 - m % 4) % 4 + 4 * pick_int(2) : 1 + 2 * pick_int(2);
             c = make_case("short", trans, m, short_n[pick_int(5)], lda_extra, pick_int(4), pick_int(4), pick_int(4),
@@ -330,7 +333,7 @@ int main(void)
 
         /* columns past the shared-memory chunks (4096 / 2048 floats) and the short-column limit */
         static const int mids[][2] = {{513, 33}, {600, 70}, {1031, 70}, {5000, 19}, {9001, 130}, {10007, 77}};
-        for (int t = 0; t < 6; t++) {
+        for (int t = 0; t < (quick ? 2 : 6); t++) {
             c = random_case("mid", trans, mids[t][0], mids[t][1]);
             run_case(&c, 1);
             c = random_case("mid", trans, mids[t][1], mids[t][0]);
@@ -338,6 +341,13 @@ int main(void)
             problems += 2;
         }
 
+        if (quick) {
+            /* one split-K shape, small */
+            c = random_case("long", trans, trans ? 20000 : 37, trans ? 37 : 20000);
+            run_case(&c, 1);
+            problems++;
+            continue;
+        }
         /* skinny: few long outputs, many short ones, in both forms */
         static const int skinny[] = {16, 32};
         for (int t = 0; t < 2; t++) {
