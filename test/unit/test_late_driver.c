@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,7 @@ int main(void)
     check(product_ok(heap, heap + 9, heap + 18), "driver initialised: heap operands computed on the CPU");
     /* only memory in the brk heap (above the program's image, below the break) is known without
      * the driver; a sanitizer's malloc hands out memory it mapped itself */
-    if ((char *)heap > end && (char *)heap < (char *)sbrk(0))
+    if ((uintptr_t)heap > (uintptr_t)end && (uintptr_t)heap < (uintptr_t)sbrk(0))
         check(queries() == q0, "brk heap operands recognised as host memory without asking the driver");
     else
         printf("SKIP: brk heap operands recognised without asking the driver: malloc returned %p, outside "
