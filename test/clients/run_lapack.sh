@@ -11,6 +11,8 @@
 #   PROGRAM and INPUT are names in LAPACK_DIR, or paths.
 # The environment passes through (SHIMBLAS_CPU_BLAS, SHIMBLAS_MODE). With SHIMBLAS_MODE=gpu the
 # computing calls must all have run on the GPU; without a usable GPU the test is skipped (77).
+# SHIMBLAS_TEST_PRELOAD: libraries to preload before libshimblas (space-separated): a sanitizer
+# build's runtimes, which must come first in a program not built with them (test/meson.build).
 set -u
 lib=$1 lapack_dir=$2 blas_dir=$3 prog=$4 input=$5
 # absolute paths: the program runs in a folder of its own
@@ -46,7 +48,7 @@ if command -v ldd > /dev/null; then
 fi
 
 start=$(date +%s.%N)
-SHIMBLAS_STATS=1 LD_PRELOAD="$lib" "$prog" < "$input" > out.txt 2> err.txt
+SHIMBLAS_STATS=1 LD_PRELOAD="${SHIMBLAS_TEST_PRELOAD:+$SHIMBLAS_TEST_PRELOAD }$lib" "$prog" < "$input" > out.txt 2> err.txt
 rc=$?
 seconds=$(echo "$(date +%s.%N) $start" | awk '{printf "%.2f", $1 - $2}')
 

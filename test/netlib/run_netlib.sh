@@ -6,6 +6,8 @@
 #   ROUTINE as the program prints it: SGEMV, SGEMM, cblas_sgemv, cblas_sgemm
 # The environment passes through (SHIMBLAS_CPU_BLAS, SHIMBLAS_MODE). With SHIMBLAS_MODE=gpu the
 # computing calls must all have run on the GPU; without a usable GPU the test is skipped (77).
+# SHIMBLAS_TEST_PRELOAD: libraries to preload before libshimblas (space-separated): a sanitizer
+# build's runtimes, which must come first in a program not built with them (test/meson.build).
 set -u
 lib=$1 prog=$2 input=$3 routine=$4
 if [ ! -x "$prog" ] || [ ! -r "$input" ]; then
@@ -15,7 +17,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-SHIMBLAS_STATS=1 LD_PRELOAD="$lib" "$prog" < "$input" > out.txt 2> err.txt
+SHIMBLAS_STATS=1 LD_PRELOAD="${SHIMBLAS_TEST_PRELOAD:+$SHIMBLAS_TEST_PRELOAD }$lib" "$prog" < "$input" > out.txt 2> err.txt
 rc=$?
 # the Fortran testers write their summary to a file named in the input
 for f in *.out; do [ -f "$f" ] && cat "$f" >> out.txt; done
