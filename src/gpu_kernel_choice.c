@@ -11,11 +11,15 @@ void shim_report_unknown_kernel(const char *variable, const char *name, const vo
     static atomic_int told;
     if (atomic_exchange(&told, 1))
         return;
-    char known[768] = "";
+    char known[160] = ""; /* (a message stays one short line: the first names, then "...") */
     for (int i = 0; i < count; i++) {
-        strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
         const char *known_name = *(const char *const *)((const char *)variants + (size_t)i * stride);
-        strncat(known, known_name, sizeof known - strlen(known) - 1);
+        if (strlen(known) + strlen(known_name) + 8 > sizeof known) {
+            strcat(known, ", ...");
+            break;
+        }
+        strcat(known, i ? ", " : "");
+        strcat(known, known_name);
     }
     char shown[SHIM_SHOWN_VALUE];
     shim_log("error: %s=%s names no kernel; known: %s. The selector's choice runs instead.", variable,
