@@ -11,7 +11,7 @@ void shim_report_unknown_kernel(const char *variable, const char *name, const vo
     static atomic_int told;
     if (atomic_exchange(&told, 1))
         return;
-    char known[160] = ""; /* (a message stays one short line: the first names, then "...") */
+    char known[100] = ""; /* (a message stays one short line: the first names, then "...") */
     for (int i = 0; i < count; i++) {
         const char *known_name = *(const char *const *)((const char *)variants + (size_t)i * stride);
         if (strlen(known) + strlen(known_name) + 8 > sizeof known) {
@@ -22,7 +22,7 @@ void shim_report_unknown_kernel(const char *variable, const char *name, const vo
         strcat(known, known_name);
     }
     char shown[SHIM_SHOWN_VALUE];
-    shim_log("error: %s=%s names no kernel; known: %s. The selector's choice runs instead.", variable,
+    shim_log("error: %s=%s names no kernel (known: %s); the selector's choice runs instead", variable,
              shim_show_value(name, shown),
              known);
 }
