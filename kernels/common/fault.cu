@@ -1,6 +1,6 @@
 /* A device fault on purpose, for the tests (SHIMBLAS_TEST_FAIL=sticky): a trap is a sticky error,
  * after which every CUDA call of the process fails, as after a real out-of-bounds access. */
-#include "gpu_fault.h"
+#include "fault.h"
 
 static __global__ void fault_kernel()
 {

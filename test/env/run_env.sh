@@ -48,7 +48,7 @@ labels=("empty" "100,000 characters" "3000 characters" "spaces" "format characte
     "non-UTF-8 bytes" "a leading -" 99999999999999999999999 9223372036854775807G -1 0x10 1e9
     "a directory" /dev/null "a relative path" "a 3000-character path")
 
-# a SHIMBLAS_VERBOSE / SHIMBLAS_STATS value that turns it on (as src/config.c reads it)
+# a SHIMBLAS_VERBOSE / SHIMBLAS_STATS value that turns it on (as src/util/config.c reads it)
 flag_on() {
     case $1 in "" | 0 | [Nn][Oo] | [Oo][Ff][Ff]) return 1 ;; esac
     return 0

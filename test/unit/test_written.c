@@ -1,4 +1,4 @@
-/* src/written.c: after a GPU failure the CPU recomputes exactly the part of the output that no
+/* src/gpu/written.c: after a GPU failure the CPU recomputes exactly the part of the output that no
  * written piece covers. Random disjoint pieces (tile grids cut into column pieces, single column
  * segments, as the staging pipeline writes them) on random output shapes; every cell must be covered
  * exactly once by a written piece or by a complement rectangle. */

@@ -1,4 +1,4 @@
-/* Failures on demand (SHIMBLAS_TEST_FAIL, src/config.h), so the tests can show what the library
+/* Failures on demand (SHIMBLAS_TEST_FAIL, src/util/config.h), so the tests can show what the library
  * does when the GPU fails: recompute on the CPU, or stop the program with one clear line. */
 #ifndef SHIM_GPU_FAULT_H
 #define SHIM_GPU_FAULT_H
@@ -13,9 +13,6 @@ extern "C" {
  * this launch is to fail. In sticky mode it breaks the context instead (once per process) and
  * lets the call go on into the failure. */
 int shim_fault_at_launch(int launch, cudaStream_t stream, const char **why);
-
-/* a kernel that faults on the device (kernels/common/fault.cu) */
-cudaError_t shim_launch_device_fault(cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,7 @@
 /* Built when the library is configured without CUDA: there is never a usable GPU, and device
- * memory (recognised all the same, src/memory_kind.c) cannot be served. */
+ * memory (recognised all the same, src/gpu/memory_kind.c) cannot be served. */
 #include <stddef.h>
 
-#include "cost_model.h"
 #include "gpu.h"
 
 static const char no_cuda[] = "built without CUDA";
@@ -48,9 +47,4 @@ int shim_gpu_recover_sgemv(const shim_gemv_problem *p, const shim_operands *wher
     (void)p, (void)where, (void)written, (void)recompute;
     *why = no_cuda;
     return -1;
-}
-
-const shim_cost_model *shim_cost_model_get(void)
-{
-    return NULL;
 }

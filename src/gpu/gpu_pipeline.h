@@ -74,7 +74,7 @@ typedef struct shim_block_cache {
 typedef struct shim_pipeline shim_pipeline;
 
 /* starts a pipeline on the calling thread's streams; the pieces of outputs it writes back into
- * the caller's memory are listed in *written (see src/written.h) */
+ * the caller's memory are listed in *written (see src/gpu/written.h) */
 shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, shim_written *written);
 /* device bytes that are still free for this call (the SHIMBLAS_DEVICE_MEMORY cap and the device) */
 size_t shim_pipeline_budget(void);
@@ -102,7 +102,7 @@ void *shim_pipeline_workspace(shim_pipeline *pl, size_t bytes, const char **why)
 /* 1 once anything in the pipeline has failed */
 int shim_pipeline_failed(shim_pipeline *pl);
 /* every kernel launch of a call goes through here first: 0 to go on; nonzero (with *why) when
- * SHIMBLAS_TEST_FAIL asks this launch to fail (src/gpu_fault.c) */
+ * SHIMBLAS_TEST_FAIL asks this launch to fail (src/gpu/gpu_fault.c) */
 int shim_pipeline_launch_check(shim_pipeline *pl, const char **why);
 /* waits for everything and unpacks every result still in pinned buffers; 0 when all went well.
  * failed: the caller saw a failure (its *why stands); then nothing more is unpacked. */

@@ -47,7 +47,7 @@ void shim_execute(const shim_routine_ops *ops, const void *problem, const shim_o
 /* The hot path, inlined into each routine's entry with its constant ops so the compiler sees
  * through them: a call that stays on the CPU BLAS because it is too small for the GPU (auto mode)
  * or because the mode says so pays a few loads and compares, the CPU BLAS call and a counter; with
- * a CUDA driver in the process also the operands' kinds (src/memory_kind.c). Anything else (device
+ * a CUDA driver in the process also the operands' kinds (src/gpu/memory_kind.c). Anything else (device
  * operands, a trace, gpu mode, recursion from the CPU BLAS) goes to shim_execute's full path.
  * docs/notes/call_overhead.md has the measurements. */
 static inline void shim_execute_fast(const shim_routine_ops *ops, const void *problem)

@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 
 #include "config.h"
+#include "fault.h"
 
 int shim_fault_at_launch(int launch, cudaStream_t stream, const char **why)
 {

@@ -1,5 +1,5 @@
 /* The GPU executor for sgemm. Operands in host memory go through the staging pipeline in tiles
- * (src/tile_plan.c): while one tile of C computes, the blocks of A and B the next ones need are
+ * (src/gpu/tile_plan.c): while one tile of C computes, the blocks of A and B the next ones need are
  * on the bus and finished tiles are on their way back; device-resident operands are used in
  * place. The k chunks of one tile accumulate in a fixed order, so results are reproducible. */
 #include "config.h"

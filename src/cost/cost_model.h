@@ -1,7 +1,7 @@
 /* The measured cost model behind SHIMBLAS_MODE=auto: a few rates of this machine (bus, host
  * copies, our kernels, the CPU BLAS) and predictions of how long a call takes on either side.
  * The prediction and the decision are pure functions of the model, tested on any machine with a
- * synthetic one; src/cost_measure.c fills a real one on the first call that needs it. */
+ * synthetic one; src/cost/cost_measure.c fills a real one on the first call that needs it. */
 #ifndef SHIM_COST_MODEL_H
 #define SHIM_COST_MODEL_H
 

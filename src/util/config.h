@@ -26,7 +26,7 @@ enum shim_test_fail { SHIM_TEST_FAIL_NONE = 0, SHIM_TEST_FAIL_GPU, SHIM_TEST_FAI
 const shim_config *shim_config_get(void);
 shimblas_mode shim_mode(void);
 
-/* What the hot path may skip, kept with the mode (src/execute.h): SHIM_FAST_NONE until the
+/* What the hot path may skip, kept with the mode (src/flow/execute.h): SHIM_FAST_NONE until the
  * environment was read, and whenever every call must take the full path (gpu mode, a trace). */
 enum { SHIM_FAST_NONE = 0, SHIM_FAST_CPU = 1, SHIM_FAST_AUTO = 2 };
 extern atomic_int shim_fast_path;

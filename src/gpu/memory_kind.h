@@ -1,7 +1,7 @@
 /* Where an operand lives: pageable host memory, pinned (page-locked, registered) host memory, or
  * device / managed memory. Asked for every operand of every call that is not a quick return, so
  * the common answer ("host, and no CUDA here") costs a few loads: no system call, no lock, no
- * dlopen/dlsym after the first call. src/memory_kind.c explains how. */
+ * dlopen/dlsym after the first call. src/gpu/memory_kind.c explains how. */
 #ifndef SHIM_MEMORY_KIND_H
 #define SHIM_MEMORY_KIND_H
 
