@@ -4,6 +4,8 @@
 #ifndef SHIM_CHECKS_H
 #define SHIM_CHECKS_H
 
+#include <stdint.h>
+
 /* 0 for 'N', 1 for 'T' or 'C' (real data: conjugate transpose is transpose), -1 otherwise;
  * either case, as lsame does */
 static inline int shim_trans_flag(char c)
@@ -19,12 +21,12 @@ static inline int shim_trans_flag(char c)
     }
 }
 
-static inline int shim_max1(int v)
+static inline int64_t shim_max1(int64_t v)
 {
     return v > 1 ? v : 1;
 }
 
-static inline int shim_check_gemv(char trans, int m, int n, int lda, int incx, int incy)
+static inline int shim_check_gemv(char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
 {
     if (shim_trans_flag(trans) < 0)
         return 1;
@@ -41,7 +43,8 @@ static inline int shim_check_gemv(char trans, int m, int n, int lda, int incx, i
     return 0;
 }
 
-static inline int shim_check_gemm(char transa, char transb, int m, int n, int k, int lda, int ldb, int ldc)
+static inline int shim_check_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                                  int64_t ldb, int64_t ldc)
 {
     int ta = shim_trans_flag(transa), tb = shim_trans_flag(transb);
     if (ta < 0)

@@ -122,7 +122,7 @@ static int measure_gpu(shim_cost_model *m, const char **why)
     }
     if (!rc) {
         /* the fixed cost of a small call on host data, all the way through the executor */
-        shim_gemm_problem tiny = {0, 0, 16, 16, 16, 1.0f, host, 16, host + 256, 16, 0.0f, host + 512, 16};
+        shim_gemm_problem tiny = {0, 0, 16, 16, 16, 1.0f, host, 16, host + 256, 16, 0.0f, host + 512, 16, {0, 0}};
         const shim_operands host_operands = {SHIM_MEM_PAGEABLE, SHIM_MEM_PAGEABLE, SHIM_MEM_PAGEABLE};
         shim_written written;
         shim_written_init(&written);
@@ -151,9 +151,9 @@ static void measure_cpu(shim_cost_model *m)
     fill_random(a, floats);
     double t_big, t_small;
     shim_gemm_problem pb = {0,  0, big, big, big, 1.0f, a, big, a + big * big, big, 0.0f, a + 2 * big * big,
-                            big};
+                            big, {0, 0}};
     shim_gemm_problem ps = {
-        0, 0, small, small, small, 1.0f, a, small, a + big * big, small, 0.0f, a + 2 * big * big, small};
+        0, 0, small, small, small, 1.0f, a, small, a + big * big, small, 0.0f, a + 2 * big * big, small, {0, 0}};
     shim_cpu_sgemm(&pb); /* wakes the CPU BLAS's threads */
     BEST_OF(3, t_big, shim_cpu_sgemm(&pb));
     BEST_OF(5, t_small, shim_cpu_sgemm(&ps));
@@ -170,8 +170,8 @@ static void measure_cpu(shim_cost_model *m)
         for (size_t i = 0; i < (size_t)rows * cols + rows + cols; i++)
             v[i] = (float)(i % 1021) * 1e-3f - 0.5f;
         float *x = v + (size_t)rows * cols, *y = x + rows;
-        shim_gemv_problem vb = {1, rows, cols, 1.0f, v, rows, x, 1, 0.0f, y, 1};
-        shim_gemv_problem vs = {1, 64, 64, 1.0f, v, 64, x, 1, 0.0f, y, 1};
+        shim_gemv_problem vb = {1, rows, cols, 1.0f, v, rows, x, 1, 0.0f, y, 1, {0, 0}};
+        shim_gemv_problem vs = {1, 64, 64, 1.0f, v, 64, x, 1, 0.0f, y, 1, {0, 0}};
         double t_vb, t_vs;
         BEST_OF(3, t_vb, shim_cpu_sgemv(&vb));
         BEST_OF(5, t_vs, shim_cpu_sgemv(&vs));

@@ -96,16 +96,17 @@ static feedback_entry feedback[FEEDBACK_SLOTS];
 static pthread_mutex_t feedback_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* floor(2 log2 v): octaves split at sqrt(2) */
-static unsigned half_octave(int v)
+static unsigned half_octave(int64_t v)
 {
     if (v <= 1)
         return 0;
-    unsigned b = 31u - (unsigned)__builtin_clz((unsigned)v);
-    uint64_t sq = (uint64_t)v * (uint64_t)v;
-    return (2 * b + (sq >= (uint64_t)2 << (2 * b))) & 0xff;
+    unsigned b = 63u - (unsigned)__builtin_clzll((unsigned long long)v);
+    /* v >= 2^b * sqrt(2), without squaring v (it may pass 2^32) */
+    double r = (double)v / (double)(1ull << b);
+    return (2 * b + (r * r >= 2.0)) & 0xff;
 }
 
-unsigned shim_feedback_key(int routine, int m, int n, int k)
+unsigned shim_feedback_key(int routine, int64_t m, int64_t n, int64_t k)
 {
     return 1u + ((unsigned)routine << 24 | half_octave(m) << 16 | half_octave(n) << 8 | half_octave(k));
 }

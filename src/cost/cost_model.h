@@ -5,6 +5,8 @@
 #ifndef SHIM_COST_MODEL_H
 #define SHIM_COST_MODEL_H
 
+#include <stdint.h>
+
 #include "problem.h"
 
 typedef struct shim_cost_model {
@@ -52,7 +54,7 @@ static inline int shim_sgemv_worth_modelling(const shim_gemv_problem *p)
  * side it ran on, the ratio of measured to predicted time; later predictions for that class are
  * scaled by it. The first call of a class and side is not learned from: it carries one-time
  * costs (CUDA context, pinned buffers, the CPU BLAS's thread start). */
-unsigned shim_feedback_key(int routine, int m, int n, int k);
+unsigned shim_feedback_key(int routine, int64_t m, int64_t n, int64_t k);
 /* scales the two predictions by what was learned for the key */
 void shim_feedback_apply(unsigned key, double *cpu_ms, double *gpu_ms);
 /* side: 0 for the CPU, 1 for the GPU; predicted is the unscaled prediction for that side */

@@ -9,9 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shimblas.h"
+
 #include "config.h"
 #include "log.h"
+#include "next_definition.h"
 #include "scale.h"
+#include "stats.h"
 
 #ifndef SHIMBLAS_CPU_BLAS_DEFAULT
 #define SHIMBLAS_CPU_BLAS_DEFAULT "libopenblas.so.0"
@@ -27,23 +31,14 @@ static struct {
     void *handle; /* dlopen handle of the CPU BLAS, NULL when none was found */
     sgemv_fn sgemv;
     sgemm_fn sgemm;
-    int beta0_reads_y; /* its sgemv reads y when beta == 0 (NaN there would survive) */
-    int beta0_reads_c; /* likewise its sgemm and C */
     char tried[1024];  /* what was tried, for the error line */
     char origin[512];  /* where the CPU BLAS came from, for the verbose trace */
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 __thread int shim_cpu_guard_depth;
 #define guard_depth shim_cpu_guard_depth
 
-static int in_this_library(const void *sym)
-{
-    Dl_info mine, theirs;
-    if (!dladdr((const void *)&in_this_library, &mine) || !dladdr(sym, &theirs))
-        return 0;
-    return mine.dli_fbase == theirs.dli_fbase;
-}
+#define in_this_library shim_in_this_library
 
 __attribute__((format(printf, 1, 2))) static void note_tried(const char *fmt, ...)
 {
@@ -107,61 +102,11 @@ static void resolve(void)
     try_path("the built-in default ", SHIMBLAS_CPU_BLAS_DEFAULT, RTLD_NOW | RTLD_LOCAL);
 }
 
-/* nonzero when any of the n values is NaN or infinite */
-static int any_nonfinite(const float *v, int n, int step)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(v[i * step]))
-            return 1;
-    return 0;
-}
-
-/* Reference BLAS writes y and C without reading them when beta == 0; not every CPU BLAS does.
- * Ask this one, once, at a few sizes and strides: if NaN or Inf in the output survives, shimblas
- * clears outputs before handing it beta == 0 calls; otherwise it saves that pass. */
-static void probe_beta_zero(void)
-{
-    enum { M = 70, N = 70, K = 3 };
-    static float a[M * K], b[K * N], c[M * N], y[2 * M];
-    for (int i = 0; i < M * K; i++)
-        a[i] = (float)(i % 5) - 2.0f;
-    for (int i = 0; i < K * N; i++)
-        b[i] = (float)(i % 3) - 1.0f;
-    const float one = 1.0f, zero = 0.0f;
-    const int sizes[2] = {2, M}, incs[2] = {1, 2};
-    guard_depth++;
-    for (int t = 0; t < 2; t++) {
-        int n = sizes[t], k = K, inc = incs[t];
-        for (int i = 0; i < 2 * M; i++)
-            y[i] = i % 2 ? NAN : INFINITY;
-        cpu.sgemv("N", &n, &k, &one, a, &n, b, &inc, &zero, y, &inc, 1);
-        cpu.beta0_reads_y |= any_nonfinite(y, n, inc);
-        for (int i = 0; i < M * N; i++)
-            c[i] = i % 2 ? NAN : -INFINITY;
-        cpu.sgemm("N", "N", &n, &n, &k, &one, a, &n, b, &k, &zero, c, &n, 1, 1);
-        cpu.beta0_reads_c |= any_nonfinite(c, n * n, 1);
-    }
-    guard_depth--;
-    if (shim_config_get()->verbose && (cpu.beta0_reads_y || cpu.beta0_reads_c))
-        shim_log("the CPU BLAS reads outputs when beta == 0: shimblas clears them before such calls");
-}
-
-/* the probe runs on the first outermost call; calls nested inside the CPU BLAS (the probe's own
- * included) must not wait for it */
-static void probe_once_outside(void)
-{
-    if (guard_depth == 0)
-        pthread_once(&probe_once, probe_beta_zero);
-}
-
 static void resolve_and_tell(void)
 {
     resolve();
     if (cpu.handle && shim_config_get()->verbose)
-        shim_log("CPU BLAS: %s%s", cpu.origin,
-                 cpu.beta0_reads_y || cpu.beta0_reads_c
-                     ? " (reads outputs when beta == 0: shimblas clears them first)"
-                     : "");
+        shim_log("CPU BLAS: %s", cpu.origin);
 }
 
 static void *require_handle(void)
@@ -186,11 +131,11 @@ const char *shim_cpu_blas_origin(void)
 void *shim_cpu_blas_symbol(const char *name)
 {
     void *handle = require_handle();
-    void *sym = shim_config_get()->cpu_blas ? NULL : dlsym(RTLD_NEXT, name);
+    void *sym = shim_config_get()->cpu_blas ? NULL : shim_next_definition(name);
     if (!sym || in_this_library(sym))
         sym = dlsym(handle, name);
     if (!sym || in_this_library(sym))
-        sym = dlsym(RTLD_NEXT, name);
+        sym = shim_next_definition(name);
     if (!sym || in_this_library(sym)) {
         shim_log("%s: the CPU BLAS has no such routine and no later library in the process does", name);
         abort();
@@ -198,17 +143,195 @@ void *shim_cpu_blas_symbol(const char *name)
     return sym;
 }
 
-/* the CPU BLAS found and probed: after the first call, one load */
-static atomic_int ready;
+/* ---- the CPU side of every interface ----------------------------------------------------------- */
 
-static void get_ready(void)
+/* What a call of one interface and flavour runs on the CPU. The LP64 names run on the CPU BLAS
+ * found above (its Fortran sgemv_/sgemm_, as always); every other name runs on the next
+ * definition of that very name in the process, so results, speed and error exits on the CPU side
+ * stay those of the library the name belongs to (a pip NumPy's own OpenBLAS, say). */
+typedef struct cpu_target {
+    void *gemv, *gemm;
+    int cblas; /* the functions are CBLAS functions (called column-major), else Fortran */
+    int wide;  /* 64-bit integers */
+    int beta0_reads_y, beta0_reads_c;
+    atomic_int ready;
+} cpu_target;
+
+static cpu_target targets[SHIM_INTERFACES][2];
+/* recursive: the probe calls the CPU BLAS, which may call back into shimblas (a CPU BLAS that calls
+ * its own sgemv_ through the dynamic linker) and so into target_of on the same thread */
+static pthread_mutex_t targets_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+static const struct {
+    const char *prefix, *cblas_suffix, *fortran_suffix;
+    int wide;
+} interfaces[SHIM_INTERFACES] = {
+#define SHIM_INTERFACE(id, prefix, integer, cblas_suffix, fortran_suffix, illegal)                           \
+    {#prefix, #cblas_suffix, #fortran_suffix, sizeof(integer) == 8},
+#include "interfaces.inc"
+#undef SHIM_INTERFACE
+};
+
+static void interface_name(shim_origin o, const char *routine, char *out, size_t len)
 {
-    if (atomic_load_explicit(&ready, memory_order_acquire))
-        return;
-    require_handle();
-    probe_once_outside();
-    if (guard_depth == 0)
-        atomic_store_explicit(&ready, 1, memory_order_release);
+    if (o.cblas)
+        snprintf(out, len, "%scblas_%s%s", interfaces[o.iface].prefix, routine, interfaces[o.iface].cblas_suffix);
+    else
+        snprintf(out, len, "%s%s_%s", interfaces[o.iface].prefix, routine, interfaces[o.iface].fortran_suffix);
+}
+
+typedef void (*f77_gemv32)(const char *, const int *, const int *, const float *, const float *, const int *,
+                           const float *, const int *, const float *, float *, const int *, size_t);
+typedef void (*f77_gemm32)(const char *, const char *, const int *, const int *, const int *, const float *,
+                           const float *, const int *, const float *, const int *, const float *, float *,
+                           const int *, size_t, size_t);
+typedef void (*f77_gemv64)(const char *, const int64_t *, const int64_t *, const float *, const float *,
+                           const int64_t *, const float *, const int64_t *, const float *, float *, const int64_t *,
+                           size_t);
+typedef void (*f77_gemm64)(const char *, const char *, const int64_t *, const int64_t *, const int64_t *,
+                           const float *, const float *, const int64_t *, const float *, const int64_t *,
+                           const float *, float *, const int64_t *, size_t, size_t);
+typedef void (*cblas_gemv32)(int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
+typedef void (*cblas_gemm32)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
+                             float *, int);
+typedef void (*cblas_gemv64)(int, int, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t,
+                             float, float *, int64_t);
+typedef void (*cblas_gemm64)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
+                             const float *, int64_t, float, float *, int64_t);
+
+static void call_gemv(const cpu_target *t, const shim_gemv_problem *p)
+{
+    char trans = p->trans ? 'T' : 'N';
+    int ct = p->trans ? CblasTrans : CblasNoTrans;
+    if (t->cblas && t->wide)
+        ((cblas_gemv64)t->gemv)(CblasColMajor, ct, p->m, p->n, p->alpha, p->a, p->lda, p->x, p->incx, p->beta,
+                                p->y, p->incy);
+    else if (t->cblas)
+        ((cblas_gemv32)t->gemv)(CblasColMajor, ct, (int)p->m, (int)p->n, p->alpha, p->a, (int)p->lda, p->x,
+                                (int)p->incx, p->beta, p->y, (int)p->incy);
+    else if (t->wide)
+        ((f77_gemv64)t->gemv)(&trans, &p->m, &p->n, &p->alpha, p->a, &p->lda, p->x, &p->incx, &p->beta, p->y,
+                              &p->incy, 1);
+    else {
+        /* (an LP64 call's values fit: they came in as int) */
+        int m = (int)p->m, n = (int)p->n, lda = (int)p->lda, incx = (int)p->incx, incy = (int)p->incy;
+        ((f77_gemv32)t->gemv)(&trans, &m, &n, &p->alpha, p->a, &lda, p->x, &incx, &p->beta, p->y, &incy, 1);
+    }
+}
+
+static void call_gemm(const cpu_target *t, const shim_gemm_problem *p)
+{
+    char ta = p->transa ? 'T' : 'N', tb = p->transb ? 'T' : 'N';
+    int ca = p->transa ? CblasTrans : CblasNoTrans, cb = p->transb ? CblasTrans : CblasNoTrans;
+    if (t->cblas && t->wide)
+        ((cblas_gemm64)t->gemm)(CblasColMajor, ca, cb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb,
+                                p->beta, p->c, p->ldc);
+    else if (t->cblas)
+        ((cblas_gemm32)t->gemm)(CblasColMajor, ca, cb, (int)p->m, (int)p->n, (int)p->k, p->alpha, p->a,
+                                (int)p->lda, p->b, (int)p->ldb, p->beta, p->c, (int)p->ldc);
+    else if (t->wide)
+        ((f77_gemm64)t->gemm)(&ta, &tb, &p->m, &p->n, &p->k, &p->alpha, p->a, &p->lda, p->b, &p->ldb, &p->beta,
+                              p->c, &p->ldc, 1, 1);
+    else {
+        int m = (int)p->m, n = (int)p->n, k = (int)p->k, lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
+        ((f77_gemm32)t->gemm)(&ta, &tb, &m, &n, &k, &p->alpha, p->a, &lda, p->b, &ldb, &p->beta, p->c, &ldc, 1,
+                              1);
+    }
+}
+
+/* nonzero when any of the n values is NaN or infinite */
+static int any_nonfinite(const float *v, int n, int step)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i * step]))
+            return 1;
+    return 0;
+}
+
+/* Reference BLAS writes y and C without reading them when beta == 0; not every CPU BLAS does.
+ * Ask this one, once, at a few sizes and strides: if NaN or Inf in the output survives, shimblas
+ * clears outputs before handing it beta == 0 calls; otherwise it saves that pass. */
+static void probe_beta_zero(cpu_target *t)
+{
+    enum { M = 70, N = 70, K = 3 };
+    static float a[M * K], b[K * N], c[M * N], y[2 * M];
+    for (int i = 0; i < M * K; i++)
+        a[i] = (float)(i % 5) - 2.0f;
+    for (int i = 0; i < K * N; i++)
+        b[i] = (float)(i % 3) - 1.0f;
+    const int sizes[2] = {2, M}, incs[2] = {1, 2};
+    guard_depth++;
+    for (int s = 0; s < 2; s++) {
+        int n = sizes[s], inc = incs[s];
+        for (int i = 0; i < 2 * M; i++)
+            y[i] = i % 2 ? NAN : INFINITY;
+        shim_gemv_problem v = {0, n, K, 1.0f, a, n, b, inc, 0.0f, y, inc, {0, 0}};
+        call_gemv(t, &v);
+        t->beta0_reads_y |= any_nonfinite(y, n, inc);
+        for (int i = 0; i < M * N; i++)
+            c[i] = i % 2 ? NAN : -INFINITY;
+        shim_gemm_problem g = {0, 0, n, n, K, 1.0f, a, n, b, K, 0.0f, c, n, {0, 0}};
+        call_gemm(t, &g);
+        t->beta0_reads_c |= any_nonfinite(c, n * n, 1);
+    }
+    guard_depth--;
+    if (shim_config_get()->verbose && (t->beta0_reads_y || t->beta0_reads_c))
+        shim_log("the CPU BLAS reads outputs when beta == 0: shimblas clears them before such calls");
+}
+
+/* the next definitions of the interface's two names, or the LP64 CPU BLAS */
+static int resolve_target(cpu_target *t, shim_origin o)
+{
+    if (o.iface == SHIM_IFACE_LP64) {
+        require_handle();
+        *t = (cpu_target){.gemv = (void *)cpu.sgemv, .gemm = (void *)cpu.sgemm, .cblas = 0, .wide = 0};
+        return 0;
+    }
+    char gemv[64], gemm[64];
+    interface_name(o, "sgemv", gemv, sizeof gemv);
+    interface_name(o, "sgemm", gemm, sizeof gemm);
+    t->gemv = shim_next_definition(gemv);
+    t->gemm = shim_next_definition(gemm);
+    t->cblas = o.cblas;
+    t->wide = interfaces[o.iface].wide;
+    if (t->gemv && t->gemm) {
+        if (shim_config_get()->verbose) {
+            Dl_info info;
+            shim_log("%s and %s: the next definitions, in %s", gemv, gemm,
+                     dladdr(t->gemm, &info) && info.dli_fname ? info.dli_fname : "the process");
+        }
+        return 0;
+    }
+    shim_log("no %s and %s in the process besides shimblas's own: load the library they belong to", gemv, gemm);
+    return -1;
+}
+
+/* the target of a call, found and probed: after the first call, one load */
+static cpu_target *target_of(shim_origin o)
+{
+    cpu_target *t = &targets[o.iface][o.cblas];
+    if (atomic_load_explicit(&t->ready, memory_order_acquire))
+        return t;
+    pthread_mutex_lock(&targets_lock);
+    if (!atomic_load(&t->ready)) {
+        if (!t->gemv && resolve_target(t, o) != 0) {
+            pthread_mutex_unlock(&targets_lock);
+            abort(); /* a BLAS call cannot return unwritten results */
+        }
+        /* the probe only from outside the CPU BLAS (a call nested inside it must not wait) */
+        if (guard_depth == 0) {
+            probe_beta_zero(t);
+            atomic_store_explicit(&t->ready, 1, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&targets_lock);
+    return t;
+}
+
+void *shim_cpu_next_definition(shim_origin o, int routine)
+{
+    cpu_target *t = target_of(o);
+    return routine == SHIM_SGEMV ? t->gemv : t->gemm;
 }
 
 void shim_cpu_sgemv(const shim_gemv_problem *p)
@@ -217,12 +340,11 @@ void shim_cpu_sgemv(const shim_gemv_problem *p)
         shim_scale_vector(shim_gemv_leny(p), p->beta, p->y, p->incy);
         return;
     }
-    get_ready();
-    if (p->beta == 0.0f && cpu.beta0_reads_y)
+    const cpu_target *t = target_of(p->origin);
+    if (p->beta == 0.0f && t->beta0_reads_y)
         shim_scale_vector(shim_gemv_leny(p), 0.0f, p->y, p->incy);
-    char trans = p->trans ? 'T' : 'N';
     guard_depth++;
-    cpu.sgemv(&trans, &p->m, &p->n, &p->alpha, p->a, &p->lda, p->x, &p->incx, &p->beta, p->y, &p->incy, 1);
+    call_gemv(t, p);
     guard_depth--;
 }
 
@@ -232,12 +354,10 @@ void shim_cpu_sgemm(const shim_gemm_problem *p)
         shim_scale_matrix(p->m, p->n, p->beta, p->c, p->ldc);
         return;
     }
-    get_ready();
-    if (p->beta == 0.0f && cpu.beta0_reads_c)
+    const cpu_target *t = target_of(p->origin);
+    if (p->beta == 0.0f && t->beta0_reads_c)
         shim_scale_matrix(p->m, p->n, 0.0f, p->c, p->ldc);
-    char ta = p->transa ? 'T' : 'N', tb = p->transb ? 'T' : 'N';
     guard_depth++;
-    cpu.sgemm(&ta, &tb, &p->m, &p->n, &p->k, &p->alpha, p->a, &p->lda, p->b, &p->ldb, &p->beta, p->c, &p->ldc,
-              1, 1);
+    call_gemm(t, p);
     guard_depth--;
 }

@@ -1,7 +1,8 @@
 /* The CPU BLAS: found once, lazily, and called for every call the GPU does not take.
- * Order: SHIMBLAS_CPU_BLAS (a path); else the library holding the next sgemm_ in the process
- * (the LD_PRELOAD case); else the CPU BLAS the library was built for (meson option cpu_blas).
- * Never this library itself. */
+ * The LP64 names (sgemm_, cblas_sgemm): SHIMBLAS_CPU_BLAS (a path); else the library holding the
+ * next sgemm_ in the process (the LD_PRELOAD case); else the CPU BLAS the library was built for
+ * (meson option cpu_blas). Every other interface's names (src/util/interfaces.inc): the next
+ * definition of that very name in the process. Never this library itself. */
 #ifndef SHIM_CPU_BLAS_H
 #define SHIM_CPU_BLAS_H
 
@@ -13,6 +14,10 @@ void *shim_cpu_blas_symbol(const char *name);
 
 /* where the CPU BLAS came from, for the trace and the cost model's cache key */
 const char *shim_cpu_blas_origin(void);
+
+/* the next definition of the name a call came in through (origin) for routine (enum shim_routine):
+ * what an interface that hands illegal calls on calls with the caller's own arguments */
+void *shim_cpu_next_definition(shim_origin origin, int routine);
 
 /* run the problem on the CPU BLAS, with the beta == 0 and alpha == 0 rules applied here so they
  * hold whatever the CPU BLAS does */

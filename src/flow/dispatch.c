@@ -1,5 +1,7 @@
 #include "dispatch.h"
 
+#include <limits.h>
+
 #include "config.h"
 #include "cost_model.h"
 #include "gpu.h"
@@ -14,10 +16,20 @@ enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, c
                              shim_call_record *rec)
 {
     const char *why;
+    int beyond_kernels = !ops->fits_kernels(problem);
     if (where->a == SHIM_MEM_DEVICE || where->b == SHIM_MEM_DEVICE || where->c == SHIM_MEM_DEVICE) {
         /* whatever the mode: a device pointer must never reach the CPU BLAS */
+        if (beyond_kernels) {
+            rec->note = "a dimension beyond the kernels' range: computed on the CPU through host copies";
+            rec->via_host = 1;
+            return SHIM_CPU;
+        }
         rec->note = "operands in device memory";
         return SHIM_GPU;
+    }
+    if (beyond_kernels) {
+        rec->note = "a dimension beyond the kernels' range";
+        return SHIM_CPU;
     }
     switch (shim_mode()) {
     case SHIMBLAS_MODE_CPU: return SHIM_CPU;
@@ -48,7 +60,7 @@ enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, c
         /* an operand the call does not touch crosses no bus */
         shim_staging crossing = {staged(where->a), staged(where->b), staged(where->c)};
         ops->predict(m, problem, crossing, &rec->raw_predicted_ms[0], &rec->raw_predicted_ms[1]);
-        int dims[3];
+        int64_t dims[3];
         ops->shape(problem, dims);
         rec->feedback_key = shim_feedback_key(ops->routine, dims[0], dims[1], dims[2]);
         rec->predicted_cpu_ms = rec->raw_predicted_ms[0];

@@ -82,6 +82,7 @@ void shim_execute(const shim_routine_ops *ops, const void *problem, const shim_o
     rec.routine = ops->routine;
     rec.note = NULL;
     rec.feedback_key = 0;
+    rec.via_host = 0;
     rec.predicted_cpu_ms = rec.predicted_gpu_ms = -1;
     if (ops->quick_return(problem)) {
         rec.side = SHIM_TRIVIAL;
@@ -102,7 +103,13 @@ void shim_execute(const shim_routine_ops *ops, const void *problem, const shim_o
         double t0 = shim_now_ms();
         if (rec.side == SHIM_GPU)
             rec.side = run_on_gpu(ops, problem, &where, &rec);
-        if (rec.side == SHIM_CPU) {
+        if (rec.side == SHIM_CPU && rec.via_host) {
+            shim_written nothing;
+            shim_written_init(&nothing);
+            const char *why = NULL;
+            if (ops->recover_on_host(problem, &where, &nothing, &why) != 0)
+                fatal(ops, problem, "has device operands too large for the kernels and could not be copied to the host", why);
+        } else if (rec.side == SHIM_CPU) {
             if (ops->scaling_only(problem))
                 rec.side = SHIM_TRIVIAL;
             ops->run_cpu(problem);

@@ -33,7 +33,10 @@ typedef struct shim_routine_ops {
                            const char **why);
     void (*describe)(const void *problem, char *out, size_t len);
     /* m, n, k of the call (k = 0 for sgemv): the shape class the cost model learns under */
-    void (*shape)(const void *problem, int dims[3]);
+    void (*shape)(const void *problem, int64_t dims[3]);
+    /* the GPU side counts rows, columns, k and increments in 32 bits (offsets and leading
+     * dimensions in 64): 1 when every one of them fits */
+    int (*fits_kernels)(const void *problem);
     /* auto mode: could the GPU win at all (no CUDA is touched for calls that say no) */
     int (*worth_modelling)(const void *problem);
     /* auto mode: predicted milliseconds on each side; staged: the operands that would cross the bus */

@@ -1,4 +1,5 @@
 /* SGEMM's part of the call flow: what a quick return is, and how the executors are reached. */
+#include <limits.h>
 #include <stdio.h>
 
 #include "cost_model.h"
@@ -40,7 +41,7 @@ static void gemm_cpu(const void *problem)
 
 /* the part rows x cols of C from (r0, c0): the same product on the matching rows of op(A) and
  * columns of op(B) */
-static void gemm_part(void *problem, int64_t r0, int64_t c0, int rows, int cols)
+static void gemm_part(void *problem, int64_t r0, int64_t c0, int64_t rows, int64_t cols)
 {
     shim_gemm_problem q = *(const shim_gemm_problem *)problem;
     if (q.alpha != 0.0f && q.k > 0) {
@@ -68,17 +69,23 @@ static int gemm_recover_on_host(const void *problem, const shim_operands *where,
 static void gemm_describe(const void *problem, char *out, size_t len)
 {
     const shim_gemm_problem *p = problem;
-    snprintf(out, len, "%c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d alpha=%g beta=%g", p->transa ? 'T' : 'N',
-             p->transb ? 'T' : 'N', p->m, p->n, p->k, p->lda, p->ldb, p->ldc, p->alpha, p->beta);
+    snprintf(out, len, "%c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld alpha=%g beta=%g",
+             p->transa ? 'T' : 'N', p->transb ? 'T' : 'N', (long long)p->m, (long long)p->n, (long long)p->k,
+             (long long)p->lda, (long long)p->ldb, (long long)p->ldc, p->alpha, p->beta);
 }
 
-static void gemm_shape(const void *problem, int dims[3])
+static void gemm_shape(const void *problem, int64_t dims[3])
 {
     const shim_gemm_problem *p = problem;
-    int d[3] = {p->m, p->n, p->k};
-    dims[0] = d[0];
-    dims[1] = d[1];
-    dims[2] = d[2];
+    dims[0] = p->m;
+    dims[1] = p->n;
+    dims[2] = p->k;
+}
+
+static int gemm_fits_kernels(const void *problem)
+{
+    const shim_gemm_problem *p = problem;
+    return p->m <= INT_MAX && p->n <= INT_MAX && p->k <= INT_MAX;
 }
 
 static int gemm_worth_modelling(const void *problem)
@@ -103,6 +110,7 @@ static const shim_routine_ops gemm_ops = {
     .recover_on_host = gemm_recover_on_host,
     .describe = gemm_describe,
     .shape = gemm_shape,
+    .fits_kernels = gemm_fits_kernels,
     .worth_modelling = gemm_worth_modelling,
     .predict = gemm_predict,
 };

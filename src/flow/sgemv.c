@@ -1,4 +1,5 @@
 /* SGEMV's part of the call flow: what a quick return is, and how the executors are reached. */
+#include <limits.h>
 #include <stdio.h>
 
 #include "cost_model.h"
@@ -39,7 +40,7 @@ static void gemv_cpu(const void *problem)
 
 /* entries r0 .. r0 + rows - 1 of y (a leny x 1 output, in the order reference BLAS walks y): the
  * same product on the matching rows of op(A) */
-static void gemv_part(void *problem, int64_t r0, int64_t c0, int rows, int cols)
+static void gemv_part(void *problem, int64_t r0, int64_t c0, int64_t rows, int64_t cols)
 {
     (void)c0;
     (void)cols;
@@ -71,17 +72,24 @@ static int gemv_recover_on_host(const void *problem, const shim_operands *where,
 static void gemv_describe(const void *problem, char *out, size_t len)
 {
     const shim_gemv_problem *p = problem;
-    snprintf(out, len, "%c m=%d n=%d lda=%d incx=%d incy=%d alpha=%g beta=%g", p->trans ? 'T' : 'N', p->m,
-             p->n, p->lda, p->incx, p->incy, p->alpha, p->beta);
+    snprintf(out, len, "%c m=%lld n=%lld lda=%lld incx=%lld incy=%lld alpha=%g beta=%g", p->trans ? 'T' : 'N',
+             (long long)p->m, (long long)p->n, (long long)p->lda, (long long)p->incx, (long long)p->incy, p->alpha,
+             p->beta);
 }
 
-static void gemv_shape(const void *problem, int dims[3])
+static void gemv_shape(const void *problem, int64_t dims[3])
 {
     const shim_gemv_problem *p = problem;
-    int d[3] = {p->m, p->n, 0};
-    dims[0] = d[0];
-    dims[1] = d[1];
-    dims[2] = d[2];
+    dims[0] = p->m;
+    dims[1] = p->n;
+    dims[2] = 0;
+}
+
+static int gemv_fits_kernels(const void *problem)
+{
+    const shim_gemv_problem *p = problem;
+    return p->m <= INT_MAX && p->n <= INT_MAX && p->incx <= INT_MAX && p->incx >= -INT_MAX &&
+           p->incy <= INT_MAX && p->incy >= -INT_MAX;
 }
 
 static int gemv_worth_modelling(const void *problem)
@@ -106,6 +114,7 @@ static const shim_routine_ops gemv_ops = {
     .recover_on_host = gemv_recover_on_host,
     .describe = gemv_describe,
     .shape = gemv_shape,
+    .fits_kernels = gemv_fits_kernels,
     .worth_modelling = gemv_worth_modelling,
     .predict = gemv_predict,
 };

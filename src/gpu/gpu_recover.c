@@ -15,7 +15,7 @@ typedef struct mirror {
 } mirror;
 
 /* rows x cols with leading dimension ld, as a host matrix (*ld_out is its leading dimension) */
-static int matrix_down(mirror *m, const float *src, int64_t ld, int rows, int cols, enum shim_memory_kind kind,
+static int matrix_down(mirror *m, const float *src, int64_t ld, int64_t rows, int64_t cols, enum shim_memory_kind kind,
                        int64_t *ld_out, const char **why)
 {
     m->host = (float *)src;
@@ -37,7 +37,7 @@ static int matrix_down(mirror *m, const float *src, int64_t ld, int rows, int co
 
 /* a vector of n entries with increment inc (from its lowest-addressed entry) as a host vector:
  * a device vector's entries are packed, so *inc_out becomes 1 or -1 */
-static int vector_down(mirror *m, const float *src, int n, int inc, enum shim_memory_kind kind, int *inc_out,
+static int vector_down(mirror *m, const float *src, int64_t n, int64_t inc, enum shim_memory_kind kind, int64_t *inc_out,
                        const char **why)
 {
     int64_t step = inc < 0 ? -(int64_t)inc : inc, ld;
@@ -59,8 +59,8 @@ int shim_gpu_recover_sgemm(const shim_gemm_problem *p, const shim_operands *wher
     shim_gemm_problem q = *p;
     mirror a = {0}, b = {0}, c = {0};
     int64_t lda = p->lda, ldb = p->ldb, ldc = p->ldc;
-    int ar = p->transa ? p->k : p->m, ac = p->transa ? p->m : p->k;
-    int br = p->transb ? p->n : p->k, bc = p->transb ? p->k : p->n;
+    int64_t ar = p->transa ? p->k : p->m, ac = p->transa ? p->m : p->k;
+    int64_t br = p->transb ? p->n : p->k, bc = p->transb ? p->k : p->n;
     int rc = 0;
     if (where->a != SHIM_MEM_UNUSED)
         rc = matrix_down(&a, p->a, p->lda, ar, ac, where->a, &lda, why);
@@ -71,9 +71,9 @@ int shim_gpu_recover_sgemm(const shim_gemm_problem *p, const shim_operands *wher
         q.a = a.host ? a.host : p->a;
         q.b = b.host ? b.host : p->b;
         q.c = c.host;
-        q.lda = (int)lda;
-        q.ldb = (int)ldb;
-        q.ldc = (int)ldc;
+        q.lda = lda;
+        q.ldb = ldb;
+        q.ldc = ldc;
         if (recompute(&q, written) != 0) {
             *why = "out of host memory";
             rc = -1;
@@ -95,7 +95,7 @@ int shim_gpu_recover_sgemv(const shim_gemv_problem *p, const shim_operands *wher
     shim_gemv_problem q = *p;
     mirror a = {0}, x = {0}, y = {0};
     int64_t lda = p->lda;
-    int lenx = shim_gemv_lenx(p), leny = shim_gemv_leny(p);
+    int64_t lenx = shim_gemv_lenx(p), leny = shim_gemv_leny(p);
     int64_t stepy = p->incy < 0 ? -(int64_t)p->incy : p->incy;
     int rc = 0;
     if (where->a != SHIM_MEM_UNUSED)
@@ -107,7 +107,7 @@ int shim_gpu_recover_sgemv(const shim_gemv_problem *p, const shim_operands *wher
         q.a = a.host ? a.host : p->a;
         q.x = x.host ? x.host : p->x;
         q.y = y.host;
-        q.lda = (int)lda;
+        q.lda = lda;
         if (recompute(&q, written) != 0) {
             *why = "out of host memory";
             rc = -1;

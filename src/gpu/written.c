@@ -13,7 +13,7 @@ void shim_written_init(shim_written *w)
     w->lost = 0;
 }
 
-void shim_written_add(shim_written *w, int64_t r0, int64_t c0, int rows, int cols, int direct)
+void shim_written_add(shim_written *w, int64_t r0, int64_t c0, int64_t rows, int64_t cols, int direct)
 {
     if (w->count == w->cap) {
         int cap = 2 * w->cap;
@@ -58,8 +58,8 @@ static int compare_interval(const void *a, const void *b)
  * of it or none of it, so the band's uncovered rows are the gaps between the covering pieces'
  * row intervals. Few pieces (tiles of ~2048), so quadratic work is nothing next to the
  * recomputation it plans. */
-int shim_written_complement(const shim_written *w, int rows, int cols,
-                            void (*fn)(void *ctx, int64_t r0, int64_t c0, int rows, int cols), void *ctx)
+int shim_written_complement(const shim_written *w, int64_t rows, int64_t cols,
+                            void (*fn)(void *ctx, int64_t r0, int64_t c0, int64_t rows, int64_t cols), void *ctx)
 {
     if (rows <= 0 || cols <= 0)
         return 0;
@@ -96,12 +96,12 @@ int shim_written_complement(const shim_written *w, int rows, int cols,
         int64_t r = 0;
         for (int i = 0; i < nc; i++) {
             if (cover[i].lo > r)
-                fn(ctx, r, b0, (int)(cover[i].lo - r), (int)(b1 - b0));
+                fn(ctx, r, b0, cover[i].lo - r, b1 - b0);
             if (cover[i].hi > r)
                 r = cover[i].hi;
         }
         if (r < rows)
-            fn(ctx, r, b0, (int)(rows - r), (int)(b1 - b0));
+            fn(ctx, r, b0, rows - r, b1 - b0);
     }
     free(edges);
     free(cover);

@@ -11,7 +11,7 @@
  * (sgemv's y is a leny x 1 matrix) */
 typedef struct shim_rect {
     int64_t r0, c0;
-    int rows, cols;
+    int64_t rows, cols;
 } shim_rect;
 
 #define SHIM_WRITTEN_INLINE 32
@@ -30,13 +30,13 @@ typedef struct shim_written {
 
 /* an empty list (call shim_written_free when done with it) */
 void shim_written_init(shim_written *w);
-void shim_written_add(shim_written *w, int64_t r0, int64_t c0, int rows, int cols, int direct);
+void shim_written_add(shim_written *w, int64_t r0, int64_t c0, int64_t rows, int64_t cols, int direct);
 void shim_written_free(shim_written *w);
 
 /* Calls fn(ctx, r0, c0, rows, cols) for rectangles that together cover exactly the part of the
  * rows x cols output that no written piece covers (the pieces are disjoint). -1 (nothing called)
  * when there is no host memory to plan with. */
-int shim_written_complement(const shim_written *w, int rows, int cols,
-                            void (*fn)(void *ctx, int64_t r0, int64_t c0, int rows, int cols), void *ctx);
+int shim_written_complement(const shim_written *w, int64_t rows, int64_t cols,
+                            void (*fn)(void *ctx, int64_t r0, int64_t c0, int64_t rows, int64_t cols), void *ctx);
 
 #endif

@@ -17,6 +17,7 @@ typedef struct shim_call_record {
     unsigned feedback_key;      /* auto mode: the shape class the prediction was made for, 0 if none */
     double raw_predicted_ms[2]; /* the unscaled predictions (cpu, gpu) */
     const char *note; /* why, when the side was not the obvious one; may be NULL */
+    int via_host;     /* device operands the kernels cannot take: copied to the host for the CPU */
 } shim_call_record;
 
 /* counts the call and, under SHIMBLAS_VERBOSE, prints its line */

@@ -1,12 +1,13 @@
 #!/bin/sh
-# The shared library exports exactly the names in compat/exports.inc and
-# compat/forward_symbols.inc (nothing of the CUDA runtime it carries), and needs no CUDA
-# library at load time.
+# The shared library exports exactly the names of its tables (src/util/interfaces.inc,
+# compat/exports.inc, compat/forward_symbols.inc: nothing of the CUDA runtime it carries), and needs
+# no CUDA library at load time.
 # Usage: check_exports.sh LIBSHIMBLAS SOURCE_ROOT
 set -u
 lib=$1 root=$2
 status=0
-want=$(sed -n 's/^SHIM_[A-Z_]*(\([A-Za-z0-9_]*\)).*/\1/p' "$root/compat/exports.inc" "$root/compat/forward_symbols.inc" | sort)
+want=$(python3 "$root/compat/gen_version_script.py" --list "$root/src/util/interfaces.inc" "$root/compat/exports.inc" \
+    "$root/compat/forward_symbols.inc" | sort)
 have=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort)
 extra=$(printf '%s\n' "$have" | grep -vxF "$want")
 missing=$(printf '%s\n' "$want" | grep -vxF "$have")

@@ -21,7 +21,7 @@ static void expect(const char *what, int ok)
 static shim_gemm_problem square(int n)
 {
     static float dummy[1];
-    return (shim_gemm_problem){0, 0, n, n, n, 1.0f, dummy, n, dummy, n, 0.0f, dummy, n};
+    return (shim_gemm_problem){0, 0, n, n, n, 1.0f, dummy, n, dummy, n, 0.0f, dummy, n, {0, 0}};
 }
 
 static int gemm_on_gpu(const shim_cost_model *m, shim_gemm_problem p, shim_staging s, double *cpu, double *gpu)
@@ -73,7 +73,7 @@ int main(void)
     expect("reading C costs its upload", with_c >= gpu);
 
     static float dummy[1];
-    shim_gemv_problem v = {1, 16384, 16384, 1.0f, dummy, 16384, dummy, 1, 0.0f, dummy, 1};
+    shim_gemv_problem v = {1, 16384, 16384, 1.0f, dummy, 16384, dummy, 1, 0.0f, dummy, 1, {0, 0}};
     shim_predict_sgemv(&fast, &v, host, &cpu, &gpu);
     expect("host sgemv stays on a fast CPU (the bus is slower than its memory)", !shim_prefer_gpu(cpu, gpu));
     shim_predict_sgemv(&slow_cpu, &v, host, &cpu, &gpu);
@@ -88,7 +88,7 @@ int main(void)
     expect("tiny sgemm is not worth measuring", !shim_sgemm_worth_modelling(&tiny));
     shim_gemm_problem mid = square(512);
     expect("512^3 is worth measuring", shim_sgemm_worth_modelling(&mid));
-    shim_gemv_problem small_v = {0, 100, 100, 1.0f, dummy, 100, dummy, 1, 0.0f, dummy, 1};
+    shim_gemv_problem small_v = {0, 100, 100, 1.0f, dummy, 100, dummy, 1, 0.0f, dummy, 1, {0, 0}};
     expect("100x100 sgemv is not worth measuring", !shim_sgemv_worth_modelling(&small_v));
     expect("16384^2 sgemv is worth measuring", shim_sgemv_worth_modelling(&v));
 

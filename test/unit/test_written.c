@@ -14,7 +14,7 @@ typedef struct grid {
     int bad;
 } grid;
 
-static void mark(void *ctx, int64_t r0, int64_t c0, int rows, int cols)
+static void mark(void *ctx, int64_t r0, int64_t c0, int64_t rows, int64_t cols)
 {
     grid *g = ctx;
     if (rows <= 0 || cols <= 0 || r0 < 0 || c0 < 0 || r0 + rows > g->rows || c0 + cols > g->cols) {
