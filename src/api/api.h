@@ -1,6 +1,7 @@
-/* The entry points' shared core. Each generated entry point (src/api/entry_points.c) copies its
- * arguments, whatever its integer width, into one of these and calls the core, which checks them in
- * reference order, builds the canonical problem and runs it. */
+/* The arguments of the entry points' shared core. Each generated entry point
+ * (src/api/entry_points.c) copies its own, whatever its integer width, into one of these and calls
+ * the core (src/api/calls.h), which checks them in reference order, builds the canonical problem
+ * and runs it. */
 #ifndef SHIM_API_H
 #define SHIM_API_H
 
@@ -64,9 +65,6 @@ typedef struct shim_f77_gemm_args {
  * interface's illegal column says OURS); SHIM_HAND_ON when it was illegal and the interface hands
  * such calls to the next definition of its name (the entry point does, with its own arguments) */
 enum { SHIM_SERVED = 0, SHIM_HAND_ON = 1 };
-int shim_api_cblas_sgemv(int iface, const shim_cblas_gemv_args *a);
-int shim_api_cblas_sgemm(int iface, const shim_cblas_gemm_args *a);
-int shim_api_f77_sgemv(int iface, const shim_f77_gemv_args *a);
-int shim_api_f77_sgemm(int iface, const shim_f77_gemm_args *a);
+/* (the functions that take these: src/api/calls.h) */
 
 #endif

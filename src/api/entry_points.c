@@ -1,6 +1,6 @@
 /* Every exported SGEMV and SGEMM entry point, generated from the table of interfaces
  * (src/util/interfaces.inc): per interface a CBLAS and a Fortran name for each routine, with that
- * interface's integer type. Each only copies its arguments for the core (src/api/calls.c); an
+ * interface's integer type. Each only copies its arguments for the core (src/api/calls.h); an
  * illegal call of an interface that hands those on goes to the next definition of the same name,
  * with the caller's own arguments. */
 #include <stddef.h>
@@ -8,7 +8,7 @@
 
 #include "shimblas.h"
 
-#include "api.h"
+#include "calls.h"
 #include "cpu_blas.h"
 #include "stats.h"
 
