@@ -4,7 +4,7 @@ a CBLAS and a Fortran name for sgemv and sgemm), the extension API and globals (
 and the forwarders (compat/forward_symbols.inc). Writes the linker version script (every other
 symbol local) or, with --list, the names one per line (test/link/check_exports.sh compares them
 with what the library exports).
-Usage: gen_version_script.py OUT TABLE...   |   gen_version_script.py --list TABLE..."""
+Usage: gen_version_script.py OUT TABLE...   |   --list TABLE...   |   --interfaces TABLE..."""
 import re
 import sys
 
@@ -24,7 +24,17 @@ def names(tables):
     return out
 
 
+def interfaces(tables):
+    """the table's rows as id;prefix;integer;cblas_suffix;fortran_suffix;illegal (for test/meson.build)"""
+    for table in tables:
+        for row in re.findall(r"^\s*SHIM_INTERFACE\(([^)]*)\)", open(table).read(), flags=re.M):
+            print(";".join(f.strip() for f in row.split(",")))
+
+
 def main():
+    if sys.argv[1] == "--interfaces":
+        interfaces(sys.argv[2:])
+        return
     if sys.argv[1] == "--list":
         print("\n".join(names(sys.argv[2:])))
         return

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas_names.h"
 #include "reference.h"
-#include "shimblas.h"
 
 #define GUARD 8
 
@@ -60,7 +60,7 @@ static void gemm_case(int row_major, int fortran, int ta, int tb, int m, int n, 
 {
     char label[160];
     snprintf(label, sizeof label, "%s %s %c%c m=%d n=%d k=%d alpha=%g beta=%g pad=%d",
-             fortran ? "sgemm_" : "cblas_sgemm", row_major ? "row" : "col", ta ? 'T' : 'N', tb ? 'T' : 'N',
+             fortran ? TEST_NAME(TEST_SGEMM) : TEST_NAME(TEST_CBLAS_SGEMM), row_major ? "row" : "col", ta ? 'T' : 'N', tb ? 'T' : 'N',
              m, n, k, alpha, beta, pad);
     cases++;
     /* stored shapes: op(A) is m x k, op(B) k x n */
@@ -100,12 +100,12 @@ static void gemm_case(int row_major, int fortran, int ta, int tb, int m, int n, 
 
     if (fortran) {
         char cta = ta ? 'T' : 'N', ctb = tb ? 'C' : 'n';
-        int im = m, in = n, ik = k, ilda = (int)lda, ildb = (int)ldb, ildc = (int)ldc;
-        sgemm_(&cta, &ctb, &im, &in, &ik, &alpha, a, &ilda, b, &ildb, &beta, c, &ildc, 1, 1);
+        test_int im = m, in = n, ik = k, ilda = (test_int)lda, ildb = (test_int)ldb, ildc = (test_int)ldc;
+        test_sgemm_(&cta, &ctb, &im, &in, &ik, &alpha, a, &ilda, b, &ildb, &beta, c, &ildc, 1, 1);
     } else {
-        cblas_sgemm(row_major ? CblasRowMajor : CblasColMajor, ta ? CblasTrans : CblasNoTrans,
-                    tb ? CblasConjTrans : CblasNoTrans, m, n, k, alpha, a, (int)lda, b, (int)ldb, beta, c,
-                    (int)ldc);
+        test_cblas_sgemm(row_major ? CblasRowMajor : CblasColMajor, ta ? CblasTrans : CblasNoTrans,
+                         tb ? CblasConjTrans : CblasNoTrans, m, n, k, alpha, a, (test_int)lda, b, (test_int)ldb,
+                         beta, c, (test_int)ldc);
     }
 
     /* gather the referenced region column by column for the comparison; check the rest */
@@ -135,7 +135,7 @@ static void gemv_case(int row_major, int fortran, int trans, int m, int n, int i
 {
     char label[160];
     snprintf(label, sizeof label, "%s %s %c m=%d n=%d incx=%d incy=%d alpha=%g beta=%g pad=%d",
-             fortran ? "sgemv_" : "cblas_sgemv", row_major ? "row" : "col", trans ? 'T' : 'N', m, n, incx,
+             fortran ? TEST_NAME(TEST_SGEMV) : TEST_NAME(TEST_CBLAS_SGEMV), row_major ? "row" : "col", trans ? 'T' : 'N', m, n, incx,
              incy, alpha, beta, pad);
     cases++;
     int64_t lda = (row_major ? n : m) + pad;
@@ -167,11 +167,11 @@ static void gemv_case(int row_major, int fortran, int trans, int m, int n, int i
     }
     if (fortran) {
         char t = trans ? 'c' : 'N';
-        int im = m, in = n, ilda = (int)lda;
-        sgemv_(&t, &im, &in, &alpha, a, &ilda, x, &incx, &beta, y, &incy, 1);
+        test_int im = m, in = n, ilda = (test_int)lda, iincx = incx, iincy = incy;
+        test_sgemv_(&t, &im, &in, &alpha, a, &ilda, x, &iincx, &beta, y, &iincy, 1);
     } else {
-        cblas_sgemv(row_major ? CblasRowMajor : CblasColMajor, trans ? CblasTrans : CblasNoTrans, m, n, alpha,
-                    a, (int)lda, x, incx, beta, y, incy);
+        test_cblas_sgemv(row_major ? CblasRowMajor : CblasColMajor, trans ? CblasTrans : CblasNoTrans, m, n,
+                         alpha, a, (test_int)lda, x, incx, beta, y, incy);
     }
     long bad = test_compare(label, y, incy, ref, bound, leny, lenx, 4.0);
     int64_t outside = 0;
@@ -199,16 +199,16 @@ static void quick_returns(void)
     memcpy(c0, c, sizeof c);
     float a[16];
     test_fill_poison(a, 16);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 0, 4, 4, 1.0f, a, 4, a, 4, 0.0f, c, 4);
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, 4, 0, 4, 1.0f, a, 4, a, 4, 0.0f, c, 4);
-    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, 4, 4, 4, 0.0f, a, 4, a, 4, 1.0f, c, 4);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, 4, 4, 0, 2.0f, a, 4, a, 4, 1.0f, c, 4);
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, 0, 4, 1.0f, a, 4, a, 1, 0.0f, c, 1);
-    cblas_sgemv(CblasColMajor, CblasTrans, 4, 4, 0.0f, a, 4, a, 1, 1.0f, c, 1);
-    int zero = 0, four = 4;
+    test_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 0, 4, 4, 1.0f, a, 4, a, 4, 0.0f, c, 4);
+    test_cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, 4, 0, 4, 1.0f, a, 4, a, 4, 0.0f, c, 4);
+    test_cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, 4, 4, 4, 0.0f, a, 4, a, 4, 1.0f, c, 4);
+    test_cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, 4, 4, 0, 2.0f, a, 4, a, 4, 1.0f, c, 4);
+    test_cblas_sgemv(CblasRowMajor, CblasNoTrans, 0, 4, 1.0f, a, 4, a, 1, 0.0f, c, 1);
+    test_cblas_sgemv(CblasColMajor, CblasTrans, 4, 4, 0.0f, a, 4, a, 1, 1.0f, c, 1);
+    test_int zero = 0, four = 4;
     float one = 1.0f, none = 0.0f;
-    sgemv_("N", &four, &zero, &one, a, &four, a, &four, &none, c, &four, 1);
-    sgemm_("N", "N", &four, &four, &four, &none, a, &four, a, &four, &one, c, &four, 1, 1);
+    test_sgemv_("N", &four, &zero, &one, a, &four, a, &four, &none, c, &four, 1);
+    test_sgemm_("N", "N", &four, &four, &four, &none, a, &four, a, &four, &one, c, &four, 1, 1);
     cases++;
     if (memcmp(c, c0, sizeof c) != 0)
         fail("a quick return touched the output");
@@ -216,6 +216,9 @@ static void quick_returns(void)
 
 int main(void)
 {
+    printf("interface: %s\n", TEST_INTERFACE);
+    if (test_load_provider() != 0)
+        return 1;
     rng = test_seed();
     const char *expect = getenv("SHIMBLAS_TEST_EXPECT");
     int expect_gpu = expect && strcmp(expect, "gpu") == 0, expect_cpu = expect && strcmp(expect, "cpu") == 0;
