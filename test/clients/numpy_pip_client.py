@@ -131,6 +131,50 @@ def float64_cases():
     ]
 
 
+# --- SciPy's BLAS wrappers (its wheel bundles an LP64 OpenBLAS: scipy_sgemm_, scipy_sgemv_) ----
+# Each case: (name, make) with make(o) -> (result, bound): the result of scipy.linalg.blas and the
+# elementwise error bound 4 (k + 2) eps (|alpha| |op(a)| |op(b)| + |beta| |c|). Every one is a
+# BLAS call and must be counted. Run only when the python has SciPy (the GPU host's may not).
+def scipy_cases():
+    from scipy.linalg import blas
+    eps = np.finfo(np.float32).eps
+
+    def bound(alpha, x, y, beta=0.0, c=None):
+        b = abs(alpha) * (np.abs(x.astype(np.float64)) @ np.abs(y.astype(np.float64)))
+        if c is not None:
+            b = b + abs(beta) * np.abs(c.astype(np.float64))
+        return 4 * (x.shape[-1] + 2) * eps * b
+
+    a = lambda o: o.f32("a257.263", (257, 263))
+    b = lambda o: o.f32("b263.269", (263, 269))
+    at = lambda o: o.f32("at263.257", (263, 257))
+    bt = lambda o: o.f32("bt269.263", (269, 263))
+    c = lambda o: o.f32("c257.269", (257, 269))
+    m = lambda o: o.f32("M500.301", (500, 301))
+    x = lambda o: o.f32("x301", (301,))
+    z = lambda o: o.f32("z500", (500,))
+    return [
+        ("scipy sgemm(1.5, a, b, 0.5, c)",
+         lambda o: (blas.sgemm(1.5, a(o), b(o), 0.5, c(o)), bound(1.5, a(o), b(o), 0.5, c(o)))),
+        ("scipy sgemm(1, at, b, trans_a=1)",
+         lambda o: (blas.sgemm(1.0, at(o), b(o), trans_a=1), bound(1.0, at(o).T, b(o)))),
+        ("scipy sgemm(-2, a, bt, trans_b=1)",
+         lambda o: (blas.sgemm(-2.0, a(o), bt(o), trans_b=1), bound(-2.0, a(o), bt(o).T))),
+        ("scipy sgemv(1.5, M, x, 0.5, y)",
+         lambda o: (blas.sgemv(1.5, m(o), x(o), 0.5, z(o)), bound(1.5, m(o), x(o), 0.5, z(o)))),
+        ("scipy sgemv(1, M, z, trans=1)",
+         lambda o: (blas.sgemv(1.0, m(o), z(o), trans=1), bound(1.0, m(o).T, z(o)))),
+    ]
+
+
+def have_scipy():
+    try:
+        import scipy.linalg.blas  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
 class Operands:
     """The arrays the cases take views of: drawn in the reference process, saved, and loaded in
     the one with the shim, so both compute on exactly the same data."""
@@ -214,6 +258,9 @@ def reference(path, seed):
     for name, make in float64_cases():
         x, y, op = make(ops)
         results["out:" + name] = compute(x, y, op)
+    if have_scipy():
+        for name, make in scipy_cases():
+            results["out:" + name] = make(ops)[0]
     np.savez(path, **ops.arrays, **results)
     print(f"reference: {len(results)} products computed without the shim, saved")
     return failures != 0
@@ -299,6 +346,27 @@ def with_shim(path):
         fail(f"SHIMBLAS_TEST_EXPECT=gpu, but {computed_cpu} calls ran on the CPU ({computed_gpu} on the GPU)")
     if expect == "cpu" and computed_gpu:
         fail(f"SHIMBLAS_TEST_EXPECT=cpu, but {computed_gpu} calls ran on the GPU ({computed_cpu} on the CPU)")
+
+    # SciPy's wrappers: each a call of the SciPy wheel's LP64 names, counted and within the bound
+    if have_scipy():
+        import scipy
+        print(f"SciPy {scipy.__version__}; its BLAS in the process: "
+              f"{', '.join(os.path.basename(p) for p in loaded('libscipy_openblas-')) or 'not mapped'}")
+        for name, make in scipy_cases():
+            before = stats()
+            got, bound = make(ops)
+            after = stats()
+            calls = (after.sgemm.calls - before.sgemm.calls) + (after.sgemv.calls - before.sgemv.calls)
+            ref = saved["out:" + name]
+            diff = np.abs(got.astype(np.float64) - ref.astype(np.float64))
+            ok = got.dtype == np.float32 and got.shape == ref.shape and bool(np.all(diff <= bound))
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: max |diff| {diff.max():.3g}; shim calls +{calls}")
+            failures += not ok
+            if calls != 1:
+                fail(f"{name}: one BLAS call expected through the shim, counted {calls}")
+        st = stats()
+    else:
+        print("SciPy not installed in this python: scipy.linalg.blas not checked")
 
     # float64: NumPy's own OpenBLAS, bit for bit, and not a single call counted by the shim
     for name, make in float64_cases():
