@@ -76,6 +76,15 @@ typedef struct shimblas_stats {
 void shimblas_get_stats(shimblas_stats *out);
 void shimblas_reset_stats(void);
 
+/* What the library sees, as text (what shimblas-info prints): the version and the library's path,
+ * the mode, the GPU (or why none is usable), where each interface's calls go on the CPU, the cost
+ * model and where it came from, and the counters. Writes at most size bytes (NUL included) to buf
+ * and returns the length of the whole text, as snprintf does. probe = 1 finds the GPU and the cost
+ * model when nothing has asked for them yet (the model may be measured, about a second, and
+ * cached); probe = 0 only reports what the process already found. With SHIMBLAS_REPORT=1 the
+ * library writes it (probe = 0) to stderr at exit. */
+size_t shimblas_report(char *buf, size_t size, int probe);
+
 #ifdef __cplusplus
 }
 #endif

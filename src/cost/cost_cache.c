@@ -121,6 +121,13 @@ static const char *env(const char *name)
     return v && *v ? v : NULL;
 }
 
+static char last_dir[PATH_MAX]; /* the folder the last open_dir looked at, for the report */
+
+const char *shim_cost_cache_last_dir(void)
+{
+    return last_dir;
+}
+
 int shim_cost_cache_open_dir(const char **why)
 {
     char path[PATH_MAX];
@@ -144,6 +151,7 @@ int shim_cost_cache_open_dir(const char **why)
         *why = "the cache folder's path is longer than a path can be";
         return -1;
     }
+    snprintf(last_dir, sizeof last_dir, "%s", path);
     if (mkdir(path, 0755) != 0 && errno != EEXIST) {
         *why = "the cache folder cannot be created";
         return -1;

@@ -29,6 +29,8 @@ uint64_t shim_cost_cache_key(const char *const *parts, int count);
  * *why when there is none or it is not safe: not a directory, not owned by the user, or writable by
  * others. */
 int shim_cost_cache_open_dir(const char **why);
+/* the folder the last shim_cost_cache_open_dir looked at ("" before the first) */
+const char *shim_cost_cache_last_dir(void);
 
 /* reads the model for key from the folder; 0 with *m valid; -1 with *why otherwise (no file, not a
  * regular file, unreadable, malformed, implausible) */

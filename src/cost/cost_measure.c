@@ -3,7 +3,9 @@
  * BLAS on both routines. The result is cached in a small text file keyed by the device, driver,
  * library version and CPU BLAS settings, so later processes skip the ~0.2 s of measuring. */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,8 @@
 
 static shim_cost_model model;
 static int have_model;
+static atomic_int asked; /* shim_cost_model_get was called */
+static char origin[PATH_MAX + 200]; /* where the model came from, for the report */
 static pthread_once_t model_once = PTHREAD_ONCE_INIT;
 
 static void fill_random(float *p, size_t n)
@@ -210,9 +214,12 @@ static int cache_key(uint64_t *key)
 
 static void load_or_measure(void)
 {
+    char shown_dir[SHIM_SHOWN_VALUE];
     const char *why = NULL;
-    if (!shim_gpu_usable(&why))
+    if (!shim_gpu_usable(&why)) {
+        snprintf(origin, sizeof origin, "none: the GPU is not usable (%s); auto mode keeps calls on the CPU", why);
         return;
+    }
     int verbose = shim_config_get()->verbose;
     uint64_t key = 0;
     int dir = cache_key(&key) == 0 ? shim_cost_cache_open_dir(&why) : -1;
@@ -221,20 +228,26 @@ static void load_or_measure(void)
     if (dir >= 0) {
         if (shim_cost_cache_load(dir, key, &model, &why) == 0) {
             have_model = 1;
+            snprintf(origin, sizeof origin, "read from %s/model-%016llx.txt", shim_show_value(shim_cost_cache_last_dir(), shown_dir),
+                     (unsigned long long)key);
             close(dir);
             return;
         }
         if (verbose)
             shim_log("cost model: %s; measuring", why);
     }
+    const char *not_cached = dir < 0 ? why : NULL;
     double t0 = shim_now_ms();
     measure_cpu(&model);
     if (measure_gpu(&model, &why)) {
         shim_log("could not measure the GPU for the cost model (%s); auto mode keeps calls on the CPU", why);
+        snprintf(origin, sizeof origin, "none: the GPU could not be measured (%s); auto mode keeps calls on the CPU",
+                 why);
     } else {
         const char *bad;
         if (shim_cost_model_check(&model, &bad) != 0) {
             shim_log("the measured cost model has an implausible %s; auto mode keeps calls on the CPU", bad);
+            snprintf(origin, sizeof origin, "none: the measured model has an implausible %s", bad);
         } else {
             have_model = 1;
             if (verbose) {
@@ -242,16 +255,33 @@ static void load_or_measure(void)
                 shim_cost_model_format(&model, text, sizeof text);
                 shim_log("cost model measured in %.0f ms: %s", shim_now_ms() - t0, text);
             }
-            if (dir >= 0 && shim_cost_cache_store(dir, key, &model) != 0 && verbose)
+            int stored = dir >= 0 && shim_cost_cache_store(dir, key, &model) == 0;
+            if (dir >= 0 && !stored && verbose)
                 shim_log("the cost model could not be written to its cache");
+            if (stored)
+                snprintf(origin, sizeof origin, "measured in %.0f ms, written to %s/model-%016llx.txt",
+                         shim_now_ms() - t0, shim_show_value(shim_cost_cache_last_dir(), shown_dir), (unsigned long long)key);
+            else
+                snprintf(origin, sizeof origin, "measured in %.0f ms, not cached (%s)", shim_now_ms() - t0,
+                         not_cached ? not_cached : dir < 0 ? "no device identity" : "the file could not be written");
         }
     }
     if (dir >= 0)
         close(dir);
 }
 
+int shim_cost_model_describe(char *out, size_t len, int probe)
+{
+    if (!probe && !atomic_load(&asked))
+        return snprintf(out, len, "not needed yet (no call of this process in auto mode asked for it)");
+    shim_cost_model_get();
+    return snprintf(out, len, "%s", origin);
+}
+
 const shim_cost_model *shim_cost_model_get(void)
 {
+    if (!atomic_load_explicit(&asked, memory_order_relaxed))
+        atomic_store_explicit(&asked, 1, memory_order_relaxed);
     pthread_once(&model_once, load_or_measure);
     return have_model ? &model : NULL;
 }

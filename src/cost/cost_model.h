@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include <stddef.h>
+
 #include "problem.h"
 
 typedef struct shim_cost_model {
@@ -63,6 +65,9 @@ void shim_feedback_reset(void);
 
 /* The process's model: measured once (or read from the cache file), NULL when it cannot be had */
 const shim_cost_model *shim_cost_model_get(void);
+/* one line on where the model came from (the cache file, a measurement, or why there is none);
+ * probe = 0 does not load or measure it; snprintf's return value */
+int shim_cost_model_describe(char *out, size_t len, int probe);
 
 
 #endif

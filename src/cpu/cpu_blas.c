@@ -102,9 +102,12 @@ static void resolve(void)
     try_path("the built-in default ", SHIMBLAS_CPU_BLAS_DEFAULT, RTLD_NOW | RTLD_LOCAL);
 }
 
+static atomic_int cpu_resolved; /* resolve ran (for the report) */
+
 static void resolve_and_tell(void)
 {
     resolve();
+    atomic_store(&cpu_resolved, 1);
     if (cpu.handle && shim_config_get()->verbose)
         shim_log("CPU BLAS: %s", cpu.origin);
 }
@@ -304,6 +307,48 @@ static int resolve_target(cpu_target *t, shim_origin o)
     }
     shim_log("no %s and %s in the process besides shimblas's own: load the library they belong to", gemv, gemm);
     return -1;
+}
+
+/* One line on where the interface's calls go on the CPU, for shimblas_report: never aborts, and
+ * never probes a library (the LP64 CPU BLAS is found as a call would find it). */
+int shim_cpu_describe(int iface, char *out, size_t len, int probe)
+{
+    char gemv[64], gemm[64], cblas_gemm[64];
+    interface_name((shim_origin){.iface = iface, .cblas = 0}, "sgemv", gemv, sizeof gemv);
+    interface_name((shim_origin){.iface = iface, .cblas = 0}, "sgemm", gemm, sizeof gemm);
+    interface_name((shim_origin){.iface = iface, .cblas = 1}, "sgemm", cblas_gemm, sizeof cblas_gemm);
+    if (iface == SHIM_IFACE_LP64) {
+        if (!probe && !atomic_load(&cpu_resolved)) {
+            /* not loaded now (a library's constructors at exit): where the first call would look */
+            const char *env = shim_config_get()->cpu_blas;
+            void *next = dlsym(RTLD_NEXT, "sgemm_");
+            Dl_info info;
+            char shown[SHIM_SHOWN_VALUE];
+            if (env)
+                return snprintf(out, len, "%s, %s, ...: not looked up yet (SHIMBLAS_CPU_BLAS names %s)", cblas_gemm,
+                                gemm, shim_show_value(env, shown));
+            if (next && !in_this_library(next) && dladdr(next, &info) && info.dli_fname)
+                return snprintf(out, len, "%s, %s, ...: not looked up yet (the next sgemm_ in the process is in %s)",
+                                cblas_gemm, gemm, info.dli_fname);
+            return snprintf(out, len, "%s, %s, ...: not looked up yet (the process has no other sgemm_: "
+                            "the built-in default %s)", cblas_gemm, gemm, SHIMBLAS_CPU_BLAS_DEFAULT);
+        }
+        pthread_once(&cpu_once, resolve_and_tell);
+        if (cpu.handle)
+            return snprintf(out, len, "%s, %s, ...: %s", cblas_gemm, gemm, cpu.origin);
+        return snprintf(out, len, "%s, %s, ...: none found (tried %s); set SHIMBLAS_CPU_BLAS", cblas_gemm, gemm,
+                        cpu.tried);
+    }
+    void *fortran = shim_next_definition(gemm), *cblas = shim_next_definition(cblas_gemm);
+    void *vector = shim_next_definition(gemv);
+    Dl_info info;
+    if (fortran && cblas && vector && dladdr(cblas, &info) && info.dli_fname)
+        return snprintf(out, len, "%s, %s, ...: their next definitions, in %s", cblas_gemm, gemm,
+                        info.dli_fname[0] ? info.dli_fname : "the program");
+    return snprintf(out, len,
+                    "%s, %s, ...: no library in this process defines them besides shimblas (a call of them "
+                    "would stop the program: their library must be loaded first, as NumPy and SciPy do)",
+                    cblas_gemm, gemm);
 }
 
 /* the target of a call, found and probed: after the first call, one load */

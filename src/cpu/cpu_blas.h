@@ -6,6 +6,8 @@
 #ifndef SHIM_CPU_BLAS_H
 #define SHIM_CPU_BLAS_H
 
+#include <stddef.h>
+
 #include "problem.h"
 
 /* the CPU BLAS's definition of symbol name (falling back to the next definition in the process);
@@ -29,6 +31,11 @@ void shim_cpu_sgemm(const shim_gemm_problem *p);
  * the library is built with TLS descriptors, -mtls-dialect=gnu2, so this costs a few instructions
  * and no call into the dynamic linker, also when the library was dlopen()ed; the initial-exec
  * model would be cheaper still but makes dlopen() fail in processes whose static TLS is full.) */
+/* one line on where the CPU calls of interface iface (enum shim_interface) go, for the report:
+ * the LP64 CPU BLAS found as a call finds it, or the library holding the next definitions of the
+ * interface's names, or that none is loaded; probe = 0 loads nothing; snprintf's return value */
+int shim_cpu_describe(int iface, char *out, size_t len, int probe);
+
 extern __thread int shim_cpu_guard_depth;
 static inline int shim_cpu_guard_active(void)
 {

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,13 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
     object_list *list = data;
     if (!info->dlpi_name || !info->dlpi_name[0])
         return 0; /* the main program: the global scope covers it */
+    uintptr_t mine = (uintptr_t)&shim_in_this_library;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && mine >= start && mine - start < ph->p_memsz)
+            return 0; /* this library: never opened again (not even by reference) */
+    }
     if (list->count == list->cap) {
         int cap = list->cap ? 2 * list->cap : 64;
         char **grown = realloc(list->paths, sizeof *grown * (size_t)cap);

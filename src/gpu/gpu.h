@@ -11,6 +11,10 @@
 /* 1 when a CUDA device can take work; otherwise 0 and *why says why */
 int shim_gpu_usable(const char **why);
 
+/* One line on the GPU for the report: the device, or why there is none. probe = 0 does not
+ * initialise CUDA (a process that made no GPU call is told so); snprintf's return value. */
+int shim_gpu_describe(char *out, size_t len, int probe);
+
 /* Run the problem on the GPU with shimblas's kernels, staging host operands (where: where they
  * live). 0 on success. On failure *why says what failed and *written lists the pieces of the
  * output already final in the caller's memory; the rest of the output is as the caller left it. */

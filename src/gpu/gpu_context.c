@@ -12,6 +12,7 @@
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static int usable;
+static atomic_int probed; /* shim_gpu_usable was asked (for the report) */
 static char reason[200];
 static cudaMemPool_t pool;
 static atomic_size_t pool_in_use;
@@ -78,6 +79,8 @@ static void probe(void)
 int shim_gpu_usable(const char **why)
 {
     pthread_once(&probe_once, probe);
+    if (!atomic_load_explicit(&probed, memory_order_relaxed))
+        atomic_store_explicit(&probed, 1, memory_order_relaxed);
     if (forked_after_init) {
         *why = "process forked after CUDA was initialised";
         return 0;
@@ -88,6 +91,26 @@ int shim_gpu_usable(const char **why)
     }
     *why = reason;
     return usable;
+}
+
+int shim_gpu_describe(char *out, size_t len, int probe)
+{
+    if (!probe && !atomic_load(&probed))
+        return snprintf(out, len, "not probed (no call of this process needed it)");
+    const char *why = NULL;
+    if (!shim_gpu_usable(&why))
+        return snprintf(out, len, "not usable: %s", why);
+    int device = 0, count = 0, driver = 0, runtime = 0;
+    struct cudaDeviceProp prop;
+    cudaGetDeviceCount(&count);
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess)
+        return snprintf(out, len, "usable, but its properties cannot be read");
+    prop.name[sizeof prop.name - 1] = '\0';
+    return snprintf(out, len, "usable: device %d of %d, %s (sm_%d%d, %.1f GiB), driver %d.%d, runtime %d.%d", device,
+                    count, prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1073741824.0, driver / 1000,
+                    driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
 }
 
 int shim_gpu_fail(cudaError_t err, const char *what, const char **why)

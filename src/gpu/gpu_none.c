@@ -1,6 +1,7 @@
 /* Built when the library is configured without CUDA: there is never a usable GPU, and device
  * memory (recognised all the same, src/gpu/memory_kind.c) cannot be served. */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "gpu.h"
 
@@ -10,6 +11,12 @@ int shim_gpu_usable(const char **why)
 {
     *why = no_cuda;
     return 0;
+}
+
+int shim_gpu_describe(char *out, size_t len, int probe)
+{
+    (void)probe;
+    return snprintf(out, len, "not usable: %s", no_cuda);
 }
 
 int shim_gpu_sgemv(const shim_gemv_problem *p, const shim_operands *where, shim_written *written,

@@ -10,6 +10,7 @@
 typedef struct shim_config {
     int verbose;              /* SHIMBLAS_VERBOSE: one line per call on stderr */
     int stats;                /* SHIMBLAS_STATS: a summary of the counters at exit */
+    int report;               /* SHIMBLAS_REPORT: the report (shimblas_report) on stderr at exit */
     const char *cpu_blas;     /* SHIMBLAS_CPU_BLAS: path of the CPU BLAS, or NULL */
     const char *sgemv_kernel; /* SHIMBLAS_SGEMV_KERNEL: force a variant, or NULL */
     const char *sgemm_kernel; /* SHIMBLAS_SGEMM_KERNEL: force a variant, or NULL */

@@ -13,14 +13,15 @@
 # Checks per run: exit status 0; the client's last line says 0 failures; every stderr line is the
 # library's ("shimblas: " first), under 300 bytes, without control characters, valid UTF-8; at most
 # 2 such lines (8 with every variable set) besides the trace SHIMBLAS_VERBOSE asks for and the
-# summary SHIMBLAS_STATS asks for, which must be there exactly when asked for and well-formed.
+# summary SHIMBLAS_STATS asks for and the report SHIMBLAS_REPORT asks for (12 lines at exit), which
+# must be there exactly when asked for and well-formed.
 # The library's other SHIMBLAS_* variables are unset in every run.
 set -u
 variable=$1
 shift
 [ $# -gt 0 ] || { echo "usage: $0 VARIABLE|all CLIENT..."; exit 2; }
 export LC_ALL=C
-variables="SHIMBLAS_MODE SHIMBLAS_CPU_BLAS SHIMBLAS_VERBOSE SHIMBLAS_STATS SHIMBLAS_SGEMV_KERNEL
+variables="SHIMBLAS_MODE SHIMBLAS_CPU_BLAS SHIMBLAS_VERBOSE SHIMBLAS_STATS SHIMBLAS_REPORT SHIMBLAS_SGEMV_KERNEL
 SHIMBLAS_SGEMM_KERNEL SHIMBLAS_DEVICE_MEMORY SHIMBLAS_CACHE_DIR SHIMBLAS_TEST_FAIL OPENBLAS_CORETYPE
 OPENBLAS_NUM_THREADS OMP_NUM_THREADS MKL_NUM_THREADS HOME XDG_CACHE_HOME"
 max_line=300
@@ -60,7 +61,7 @@ count() { grep -c "^$1 " lines.txt; }
 failures=0
 runs=0
 one_run() {
-    local label=$1 max_messages=$2 verbose=0 stats=0 a
+    local label=$1 max_messages=$2 verbose=0 stats=0 report=0 a
     shift 2
     local args=()
     for a in $variables; do
@@ -70,6 +71,7 @@ one_run() {
         case $a in
         SHIMBLAS_VERBOSE=*) flag_on "${a#*=}" && verbose=1 ;;
         SHIMBLAS_STATS=*) flag_on "${a#*=}" && stats=1 ;;
+        SHIMBLAS_REPORT=*) flag_on "${a#*=}" && report=1 ;;
         esac
     done
     local client name rc before
@@ -86,6 +88,8 @@ one_run() {
             !/^shimblas: / { print "foreign " NR; next }
             length($0) >= max { print "long " NR " " length($0) }
             /[\001-\010\013-\037\177]/ { print "control " NR }
+            /^shimblas: report at exit of process [0-9]+$/ { inreport = 1 }
+            inreport { print "report " NR; if ($0 ~ /^shimblas: sgemm: calls [0-9]+, /) inreport = 0; next }
             /^shimblas: s(gemv|gemm) .* -> (trivial|cpu|gpu|error|gpu failed, recomputed on the CPU);.* took [0-9.]+ ms/ ||
             /^shimblas: CPU BLAS: / { print "trace " NR; next }
             /^shimblas: s(gemv|gemm) calls=[0-9]+ gpu=[0-9]+ cpu=[0-9]+ trivial=[0-9]+ errors=[0-9]+ gpu_failed=[0-9]+$/ {
@@ -103,6 +107,11 @@ one_run() {
             [ "$(count trace)" -gt 0 ] || fail "$label: $name: SHIMBLAS_VERBOSE is on but there is no trace line"
         else
             [ "$(count trace)" -eq 0 ] || fail "$label: $name: $(count trace) trace lines, SHIMBLAS_VERBOSE is off"
+        fi
+        if [ $report -eq 1 ]; then
+            [ "$(count report)" -eq 12 ] || fail "$label: $name: SHIMBLAS_REPORT is on: $(count report) report lines, not 12"
+        else
+            [ "$(count report)" -eq 0 ] || fail "$label: $name: $(count report) report lines, SHIMBLAS_REPORT is off"
         fi
         if [ $stats -eq 1 ]; then
             [ "$(count summary)" -eq 2 ] || fail "$label: $name: SHIMBLAS_STATS is on: $(count summary) summary lines, not 2"
