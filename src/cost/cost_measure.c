@@ -144,8 +144,11 @@ static int measure_gpu(shim_cost_model *m, const char **why)
     return rc ? -1 : 0;
 }
 
+static shim_origin measured_origin; /* the interface whose CPU side the model measures */
+
 static void measure_cpu(shim_cost_model *m)
 {
+    const shim_origin o = measured_origin;
     /* sgemm: t = call + flops / rate from two sizes */
     const int big = 1024, small = 128;
     const size_t floats = 3 * (size_t)big * big;
@@ -154,10 +157,9 @@ static void measure_cpu(shim_cost_model *m)
         return;
     fill_random(a, floats);
     double t_big, t_small;
-    shim_gemm_problem pb = {0,  0, big, big, big, 1.0f, a, big, a + big * big, big, 0.0f, a + 2 * big * big,
-                            big, {0, 0}};
-    shim_gemm_problem ps = {
-        0, 0, small, small, small, 1.0f, a, small, a + big * big, small, 0.0f, a + 2 * big * big, small, {0, 0}};
+    shim_gemm_problem pb = {0, 0, big, big, big, 1.0f, a, big, a + big * big, big, 0.0f, a + 2 * big * big, big, o};
+    shim_gemm_problem ps = {0, 0, small, small, small, 1.0f, a, small, a + big * big, small, 0.0f, a + 2 * big * big,
+                            small, o};
     shim_cpu_sgemm(&pb); /* wakes the CPU BLAS's threads */
     BEST_OF(3, t_big, shim_cpu_sgemm(&pb));
     BEST_OF(5, t_small, shim_cpu_sgemm(&ps));
@@ -174,8 +176,8 @@ static void measure_cpu(shim_cost_model *m)
         for (size_t i = 0; i < (size_t)rows * cols + rows + cols; i++)
             v[i] = (float)(i % 1021) * 1e-3f - 0.5f;
         float *x = v + (size_t)rows * cols, *y = x + rows;
-        shim_gemv_problem vb = {1, rows, cols, 1.0f, v, rows, x, 1, 0.0f, y, 1, {0, 0}};
-        shim_gemv_problem vs = {1, 64, 64, 1.0f, v, 64, x, 1, 0.0f, y, 1, {0, 0}};
+        shim_gemv_problem vb = {1, rows, cols, 1.0f, v, rows, x, 1, 0.0f, y, 1, o};
+        shim_gemv_problem vs = {1, 64, 64, 1.0f, v, 64, x, 1, 0.0f, y, 1, o};
         double t_vb, t_vs;
         BEST_OF(3, t_vb, shim_cpu_sgemv(&vb));
         BEST_OF(5, t_vs, shim_cpu_sgemv(&vs));
@@ -198,11 +200,13 @@ static int cache_key(uint64_t *key)
     char driver_text[32], cores[32];
     snprintf(driver_text, sizeof driver_text, "%d", driver);
     snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    char cpu_side[1024]; /* the CPU library the model measures (that interface's line of the report) */
+    shim_cpu_describe(measured_origin.iface, cpu_side, sizeof cpu_side, 1);
     prop.name[sizeof prop.name - 1] = '\0';
     const char *parts[] = {prop.name,
                            driver_text,
                            SHIMBLAS_VERSION,
-                           shim_cpu_blas_origin(),
+                           cpu_side,
                            cores,
                            getenv("OPENBLAS_CORETYPE"),
                            getenv("OPENBLAS_NUM_THREADS"),
@@ -274,12 +278,22 @@ int shim_cost_model_describe(char *out, size_t len, int probe)
 {
     if (!probe && !atomic_load(&asked))
         return snprintf(out, len, "not needed yet (no call of this process in auto mode asked for it)");
-    shim_cost_model_get();
+    shim_cost_model_get((shim_origin){SHIM_IFACE_LP64, 0});
     return snprintf(out, len, "%s", origin);
 }
 
-const shim_cost_model *shim_cost_model_get(void)
+const shim_cost_model *shim_cost_model_get(shim_origin o)
 {
+    static atomic_int chosen;
+    if (!atomic_load_explicit(&chosen, memory_order_acquire)) {
+        static pthread_mutex_t choosing = PTHREAD_MUTEX_INITIALIZER;
+        pthread_mutex_lock(&choosing);
+        if (!atomic_load(&chosen)) {
+            measured_origin = o; /* the first caller's interface: read by load_or_measure below */
+            atomic_store_explicit(&chosen, 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&choosing);
+    }
     if (!atomic_load_explicit(&asked, memory_order_relaxed))
         atomic_store_explicit(&asked, 1, memory_order_relaxed);
     pthread_once(&model_once, load_or_measure);

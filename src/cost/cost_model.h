@@ -64,7 +64,11 @@ void shim_feedback_record(unsigned key, int side, double predicted_ms, double me
 void shim_feedback_reset(void);
 
 /* The process's model: measured once (or read from the cache file), NULL when it cannot be had */
-const shim_cost_model *shim_cost_model_get(void);
+/* The model, loaded or measured at the first call that asks. Its CPU side is measured on the CPU
+ * side of that first call's interface (o): a process calling through a NumPy wheel's names is
+ * measured on the wheel's OpenBLAS, and the LP64 CPU BLAS (a second OpenBLAS with its own threads)
+ * is then never loaded. One model per process: calls of other interfaces share it. */
+const shim_cost_model *shim_cost_model_get(shim_origin o);
 /* one line on where the model came from (the cache file, a measurement, or why there is none);
  * probe = 0 does not load or measure it; snprintf's return value */
 int shim_cost_model_describe(char *out, size_t len, int probe);

@@ -10,7 +10,8 @@ int shim_cost_model_describe(char *out, size_t len, int probe)
     return snprintf(out, len, "none: built without CUDA (auto mode keeps every call on the CPU)");
 }
 
-const shim_cost_model *shim_cost_model_get(void)
+const shim_cost_model *shim_cost_model_get(shim_origin o)
 {
+    (void)o;
     return NULL;
 }

@@ -52,7 +52,7 @@ enum shim_side shim_dispatch(const shim_routine_ops *ops, const void *problem, c
             rec->note = "no usable GPU";
             return SHIM_CPU;
         }
-        const shim_cost_model *m = shim_cost_model_get();
+        const shim_cost_model *m = shim_cost_model_get(ops->origin(problem));
         if (!m) {
             rec->note = "no cost model";
             return SHIM_CPU;

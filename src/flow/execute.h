@@ -34,6 +34,8 @@ typedef struct shim_routine_ops {
     void (*describe)(const void *problem, char *out, size_t len);
     /* m, n, k of the call (k = 0 for sgemv): the shape class the cost model learns under */
     void (*shape)(const void *problem, int64_t dims[3]);
+    /* the interface and name the call came through */
+    shim_origin (*origin)(const void *problem);
     /* the GPU side counts rows, columns, k and increments in 32 bits (offsets and leading
      * dimensions in 64): 1 when every one of them fits */
     int (*fits_kernels)(const void *problem);

@@ -74,6 +74,11 @@ static void gemm_describe(const void *problem, char *out, size_t len)
              (long long)p->lda, (long long)p->ldb, (long long)p->ldc, p->alpha, p->beta);
 }
 
+static shim_origin gemm_origin(const void *problem)
+{
+    return ((const shim_gemm_problem *)problem)->origin;
+}
+
 static void gemm_shape(const void *problem, int64_t dims[3])
 {
     const shim_gemm_problem *p = problem;
@@ -110,6 +115,7 @@ static const shim_routine_ops gemm_ops = {
     .recover_on_host = gemm_recover_on_host,
     .describe = gemm_describe,
     .shape = gemm_shape,
+    .origin = gemm_origin,
     .fits_kernels = gemm_fits_kernels,
     .worth_modelling = gemm_worth_modelling,
     .predict = gemm_predict,

@@ -77,6 +77,11 @@ static void gemv_describe(const void *problem, char *out, size_t len)
              p->beta);
 }
 
+static shim_origin gemv_origin(const void *problem)
+{
+    return ((const shim_gemv_problem *)problem)->origin;
+}
+
 static void gemv_shape(const void *problem, int64_t dims[3])
 {
     const shim_gemv_problem *p = problem;
@@ -114,6 +119,7 @@ static const shim_routine_ops gemv_ops = {
     .recover_on_host = gemv_recover_on_host,
     .describe = gemv_describe,
     .shape = gemv_shape,
+    .origin = gemv_origin,
     .fits_kernels = gemv_fits_kernels,
     .worth_modelling = gemv_worth_modelling,
     .predict = gemv_predict,
