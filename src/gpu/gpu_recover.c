@@ -30,6 +30,9 @@ static int matrix_down(mirror *m, const float *src, int64_t ld, int64_t rows, in
     }
     m->owned = 1;
     *ld_out = rows;
+    if (ld == rows || cols == 1) /* contiguous (a packed matrix, a unit-stride vector): one plain copy */
+        return shim_gpu_fail(cudaMemcpy(m->host, src, sizeof(float) * (size_t)rows * (size_t)cols, cudaMemcpyDefault),
+                             "copying an operand from the device", why);
     return shim_gpu_fail(cudaMemcpy2D(m->host, sizeof(float) * (size_t)rows, src, sizeof(float) * (size_t)ld,
                                       sizeof(float) * (size_t)rows, (size_t)cols, cudaMemcpyDefault),
                          "copying an operand from the device", why);
@@ -115,7 +118,9 @@ int shim_gpu_recover_sgemv(const shim_gemv_problem *p, const shim_operands *wher
     }
     /* only y's own entries go back, never the gaps of a strided y */
     if (!rc && y.owned)
-        rc = shim_gpu_fail(cudaMemcpy2D(p->y, sizeof(float) * (size_t)stepy, y.host, sizeof(float), sizeof(float),
+        rc = stepy == 1 ? shim_gpu_fail(cudaMemcpy(p->y, y.host, sizeof(float) * (size_t)leny, cudaMemcpyDefault),
+                                        "copying the result to the device", why)
+                        : shim_gpu_fail(cudaMemcpy2D(p->y, sizeof(float) * (size_t)stepy, y.host, sizeof(float), sizeof(float),
                                         (size_t)leny, cudaMemcpyDefault),
                            "copying the result to the device", why);
     release(&a);
