@@ -40,7 +40,8 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    /* the library this program runs with, preloaded ahead of what LD_PRELOAD already holds */
+    /* the library this program runs with, preloaded after what LD_PRELOAD already holds (what the
+     * user preloads comes first, as a sanitizer's runtime must) and so before the program's BLAS */
     Dl_info info;
     if (!dladdr((void *)shimblas_report, &info) || !info.dli_fname || !*info.dli_fname) {
         fprintf(stderr, "shimblas-info: cannot tell where libshimblas is\n");
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
     char *preload = malloc(len);
     if (!preload)
         return 1;
-    snprintf(preload, len, "%s%s%s", info.dli_fname, old && *old ? " " : "", old ? old : "");
+    snprintf(preload, len, "%s%s%s", old ? old : "", old && *old ? " " : "", info.dli_fname);
     if (setenv("LD_PRELOAD", preload, 1) != 0 || setenv("SHIMBLAS_REPORT", "1", 1) != 0) {
         perror("shimblas-info: setenv");
         return 1;

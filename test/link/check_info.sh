@@ -4,6 +4,8 @@
 # call_loop 8 makes 4 sgemm and 4 sgemv calls; with a pip NumPy's python (skipped part when
 # absent), the report must name the wheel's OpenBLAS as the CPU side of the scipy_ ILP64 names.
 info=$1 loop=$2 python=${3:-}
+# a sanitizer build's runtimes must come first in the programs run under shimblas-info
+[ -n "${SHIMBLAS_TEST_PRELOAD:-}" ] && export LD_PRELOAD=$SHIMBLAS_TEST_PRELOAD
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 has() { # has TEXT PATTERN WHAT
