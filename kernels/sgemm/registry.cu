@@ -67,6 +67,8 @@ size_t splitk_tail_work(const shim_sgemm_args *p)
 }
 
 enum variant_index {
+    V_TF32X3_MMA,
+    V_TF32_MMA,
     V_NAIVE,
     V_SMEM_TILED,
     V_COARSE_1D,
@@ -88,33 +90,38 @@ enum variant_index {
 /* ladder order; the last entry without a workspace (pipelined_128x64, the best general data-parallel
  * kernel measured) is what runs when a split plan's workspace does not fit the device memory cap */
 const shim_sgemm_variant variants[V_COUNT] = {
-    {"naive", "one thread per element of C, operands from global memory", accepts_any, no_work, naive_launch},
+    /* the tensor-core variants first: the FP32 ladder's order below stays what it says */
+    {"tf32x3_mma", "3xTF32: mma.sync m16n8k8, operands split into TF32 hi + lo, three products, 128x128x16",
+     tf32_mma_accepts, no_work, tf32x3_mma_launch, SHIM_SGEMM_3XTF32},
+    {"tf32_mma", "TF32: mma.sync m16n8k8, one product of TF32-rounded operands, 128x128x16", tf32_mma_accepts,
+     no_work, tf32_mma_launch, SHIM_SGEMM_TF32},
+    {"naive", "one thread per element of C, operands from global memory", accepts_any, no_work, naive_launch, SHIM_SGEMM_FP32},
     {"smem_tiled", "32x32 shared-memory tiles, one element of C per thread", accepts_any, no_work,
-     smem_tiled_launch},
-    {"coarse_1d", "64x64x8 tiles, 8 rows of C per thread", accepts_any, no_work, coarse_1d_launch},
-    {"coarse_2d", "128x128x8 tiles, 8x8 register block per thread", accepts_any, no_work, coarse_2d_launch},
-    {"vec4", "coarse_2d with 16-byte global and shared loads", accepts_any, no_work, vec4_launch},
+     smem_tiled_launch, SHIM_SGEMM_FP32},
+    {"coarse_1d", "64x64x8 tiles, 8 rows of C per thread", accepts_any, no_work, coarse_1d_launch, SHIM_SGEMM_FP32},
+    {"coarse_2d", "128x128x8 tiles, 8x8 register block per thread", accepts_any, no_work, coarse_2d_launch, SHIM_SGEMM_FP32},
+    {"vec4", "coarse_2d with 16-byte global and shared loads", accepts_any, no_work, vec4_launch, SHIM_SGEMM_FP32},
     {"warptile", "128x128x8, 64x32 warp tiles, double-buffered shared memory and fragments", accepts_any,
-     no_work, warptile_launch},
+     no_work, warptile_launch, SHIM_SGEMM_FP32},
     {"warptile_128x64", "warptile at 128x64x8: 64x32 warp tiles, 8x8 per thread, 3 blocks per SM",
-     accepts_any, no_work, warptile_128x64_launch},
+     accepts_any, no_work, warptile_128x64_launch, SHIM_SGEMM_FP32},
     {"warptile_128x64x16",
      "warptile_128x64 with k tiles of 16: half the barriers, twice the registers in flight", accepts_any,
-     no_work, warptile_128x64x16_launch},
+     no_work, warptile_128x64x16_launch, SHIM_SGEMM_FP32},
     {"pipelined_128x128", "128x128x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
-     accepts_any, no_work, pipelined_128x128_launch},
+     accepts_any, no_work, pipelined_128x128_launch, SHIM_SGEMM_FP32},
     {"pipelined_128x128x8", "pipelined_128x128 with k tiles of 8: half the unrolled loop, twice the barriers",
-     accepts_any, no_work, pipelined_128x128x8_launch},
+     accepts_any, no_work, pipelined_128x128x8_launch, SHIM_SGEMM_FP32},
     {"pipelined_128x256", "128x256x16, 4-stage cp.async pipeline, 64x64 warp tiles, 8x16 per thread",
-     accepts_any, no_work, pipelined_128x256_launch},
+     accepts_any, no_work, pipelined_128x256_launch, SHIM_SGEMM_FP32},
     {"pipelined_64x64", "64x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread", accepts_any,
-     no_work, pipelined_64x64_launch},
+     no_work, pipelined_64x64_launch, SHIM_SGEMM_FP32},
     {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
-     accepts_any, no_work, pipelined_128x64_launch},
+     accepts_any, no_work, pipelined_128x64_launch, SHIM_SGEMM_FP32},
     {"splitk", "pipelined tiles, K split over blocks, slices summed in order by a second kernel", accepts_any,
-     splitk_work, splitk_launch},
+     splitk_work, splitk_launch, SHIM_SGEMM_FP32},
     {"splitk_tail", "whole waves data-parallel, the last partial wave's tiles split over K", accepts_any,
-     splitk_tail_work, splitk_tail_launch},
+     splitk_tail_work, splitk_tail_launch, SHIM_SGEMM_FP32},
 };
 
 int variant_for_config(int cfg)
@@ -197,6 +204,10 @@ static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen
 
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 {
+    if (p->math == SHIM_SGEMM_3XTF32 && variants[V_TF32X3_MMA].accepts(p))
+        return &variants[V_TF32X3_MMA];
+    if (p->math == SHIM_SGEMM_TF32 && variants[V_TF32_MMA].accepts(p))
+        return &variants[V_TF32_MMA];
     /* tiny products: launch latency is all there is, and naive has the least set-up */
     if (p->k <= 256 && (int64_t)p->m * p->n * std::max(p->k, 1) <= ((int64_t)1 << 18))
         return &variants[V_NAIVE];

@@ -20,6 +20,11 @@ cudaError_t warptile_launch(const shim_sgemm_args *p);
 cudaError_t warptile_128x64_launch(const shim_sgemm_args *p);
 cudaError_t warptile_128x64x16_launch(const shim_sgemm_args *p);
 
+/* the tensor-core variants (tf32_mma.cu): one TF32 pass, or three (3xTF32) */
+int tf32_mma_accepts(const shim_sgemm_args *p);
+cudaError_t tf32_mma_launch(const shim_sgemm_args *p);
+cudaError_t tf32x3_mma_launch(const shim_sgemm_args *p);
+
 /* C := beta*C (zeros when beta == 0) without touching A or B */
 cudaError_t scale_c_launch(const shim_sgemm_args *p);
 

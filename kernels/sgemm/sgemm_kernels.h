@@ -17,6 +17,11 @@ extern "C" {
  *   A is stored m x k (lda >= m) when transa == 0, k x m (lda >= k) when transa == 1; B likewise.
  * Pointers need not be 16-byte aligned, leading dimensions need not be multiples of anything.
  * beta == 0: C is written, never read. alpha == 0 or k == 0: A and B are not read. */
+/* The arithmetic of a variant (SHIMBLAS_SGEMM_MATH): FP32 on the CUDA cores; 3xTF32 on the tensor
+ * cores (each operand split into two TF32 parts, three products: FP32-class accuracy); TF32 (one
+ * product of 10-bit mantissas: the reduced precision of cuBLAS's TF32 mode, only when asked for). */
+enum shim_sgemm_math { SHIM_SGEMM_FP32 = 0, SHIM_SGEMM_3XTF32 = 1, SHIM_SGEMM_TF32 = 2 };
+
 typedef struct shim_sgemm_args {
     int transa, transb;
     int m, n, k;
@@ -30,6 +35,7 @@ typedef struct shim_sgemm_args {
     void *work; /* device scratch of at least shim_sgemm_work_bytes() bytes */
     size_t work_bytes;
     cudaStream_t stream;
+    int math; /* enum shim_sgemm_math: which variants the selector chooses among */
 } shim_sgemm_args;
 
 typedef struct shim_sgemm_variant {
@@ -39,6 +45,7 @@ typedef struct shim_sgemm_variant {
     size_t (*work_bytes)(const shim_sgemm_args *p);
     /* enqueue on p->stream; alpha != 0 and k > 0 are guaranteed; returns the launch's error */
     cudaError_t (*launch)(const shim_sgemm_args *p);
+    int math; /* enum shim_sgemm_math: the arithmetic it does */
 } shim_sgemm_variant;
 
 const shim_sgemm_variant *shim_sgemm_variants(int *count);

@@ -87,7 +87,8 @@ int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_
                                         cblk.ld,
                                         NULL,
                                         0,
-                                        shim_pipeline_compute_stream(pl)};
+                                        shim_pipeline_compute_stream(pl),
+                                        shim_config_get()->sgemm_math};
                 rc = rc || run_kernel(pl, &args, why) || shim_cache_release(pl, &ca, &ablk, why) ||
                      shim_cache_release(pl, &cb, &bblk, why);
             }

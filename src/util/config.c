@@ -79,6 +79,18 @@ void shim_config_read(shim_config *c, int *initial_mode, getter get)
     c->cpu_blas = value(get, "SHIMBLAS_CPU_BLAS");
     c->sgemv_kernel = value(get, "SHIMBLAS_SGEMV_KERNEL");
     c->sgemm_kernel = value(get, "SHIMBLAS_SGEMM_KERNEL");
+    const char *math = value(get, "SHIMBLAS_SGEMM_MATH");
+    if (math) {
+        static const char *const names[] = {"fp32", "3xtf32", "tf32"}; /* enum shim_sgemm_math's order */
+        int found = -1;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(math, names[i]) == 0)
+                found = i;
+        if (found < 0)
+            shim_log("SHIMBLAS_SGEMM_MATH=%s is not fp32, 3xtf32 or tf32; fp32 is used", shim_show_value(math, shown));
+        else
+            c->sgemm_math = found;
+    }
     const char *mem = value(get, "SHIMBLAS_DEVICE_MEMORY");
     if (mem) {
         long long bytes = shim_parse_bytes(mem);

@@ -15,6 +15,7 @@ typedef struct shim_config {
     const char *sgemv_kernel; /* SHIMBLAS_SGEMV_KERNEL: force a variant, or NULL */
     const char *sgemm_kernel; /* SHIMBLAS_SGEMM_KERNEL: force a variant, or NULL */
     size_t device_memory;     /* SHIMBLAS_DEVICE_MEMORY: cap on device bytes the library uses, 0 = none */
+    int sgemm_math;           /* SHIMBLAS_SGEMM_MATH: fp32 (0), 3xtf32 (1), tf32 (2): enum shim_sgemm_math */
     int test_fail;            /* SHIMBLAS_TEST_FAIL (tests only): enum shim_test_fail */
     int test_fail_launch;     /* ... at this kernel launch of each call (1 = the first) */
 } shim_config;

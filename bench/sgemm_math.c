@@ -1,0 +1,256 @@
+/* SGEMM arithmetic: accuracy and speed of shimblas's FP32, 3xTF32 and TF32 kernels beside cuBLAS,
+ * in one run.
+ *
+ * Accuracy: C = A B with M = N = 128 and K = 16, 256, 4096, 65536 on six input classes (uniform
+ * [-1, 1], normal, all-positive [0, 1], heavy cancellation, wide exponents 2^-60..2^60, denormal A);
+ * for every output, err = |c - c64| / sum_k |a_ik b_kj| against a float64 reference computed on the
+ * host from the same floats; max and RMS per method: cuBLAS pedantic FP32 (CUBLAS_COMPUTE_32F_PEDANTIC),
+ * cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32), and our fp32 (the selector's choice), 3xtf32, tf32.
+ * Speed: TFLOP/s (median of 5 after warm-up) of cuBLAS pedantic FP32, our fp32 and our 3xtf32, on
+ * squares 2048-16384 (NN) and on the four transpose cases and the awkward shapes of docs/perf.md.
+ * Usage: sgemm_math [CSV]   (markdown to stdout, one CSV of both parts) */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "sgemm_kernels.h"
+
+#define CUBLAS(call)                                                                                                 \
+    do {                                                                                                             \
+        cublasStatus_t s_ = (call);                                                                                  \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                                           \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_);                    \
+            exit(1);                                                                                                 \
+        }                                                                                                            \
+    } while (0)
+
+enum method { CUBLAS_FP32, CUBLAS_TF32, OURS_FP32, OURS_3XTF32, OURS_TF32, METHODS };
+static const char *const method_names[METHODS] = {"cuBLAS FP32 (pedantic)", "cuBLAS TF32", "shimblas fp32",
+                                                  "shimblas 3xtf32", "shimblas tf32"};
+
+static cublasHandle_t handle;
+static cudaStream_t stream;
+static void *work;
+static size_t work_len;
+
+static uint64_t rng = 88172645463325252ull;
+static double uniform01(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) * 0x1.0p-53;
+}
+
+/* C = A B, all column-major on the device, A m x k (transa: stored k x m), B k x n (transb: n x k) */
+static void run(int method, int ta, int tb, int m, int n, int k, const float *a, const float *b, float *c)
+{
+    const float one = 1.0f, zero = 0.0f;
+    int lda = ta ? k : m, ldb = tb ? n : k;
+    if (method == CUBLAS_FP32 || method == CUBLAS_TF32) {
+        CUBLAS(cublasGemmEx(handle, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &one, a,
+                            CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &zero, c, CUDA_R_32F, m,
+                            method == CUBLAS_FP32 ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F_FAST_TF32,
+                            CUBLAS_GEMM_DEFAULT));
+        return;
+    }
+    int math = method == OURS_3XTF32 ? SHIM_SGEMM_3XTF32 : method == OURS_TF32 ? SHIM_SGEMM_TF32 : SHIM_SGEMM_FP32;
+    shim_sgemm_args p = {ta, tb, m, n, k, 1.0f, 0.0f, a, lda, b, ldb, c, m, NULL, 0, stream, math};
+    const shim_sgemm_variant *v = shim_sgemm_select(&p);
+    size_t need = shim_sgemm_work_bytes(v, &p);
+    if (need > work_len) {
+        BENCH_CUDA(cudaFree(work));
+        BENCH_CUDA(cudaMalloc(&work, need));
+        work_len = need;
+    }
+    p.work = work;
+    p.work_bytes = need;
+    BENCH_CUDA(shim_sgemm_run(v, &p));
+}
+
+/* ---- accuracy ----------------------------------------------------------------------------------- */
+
+enum input_class { UNIFORM, NORMAL, POSITIVE, CANCELLATION, WIDE, DENORMAL, CLASSES };
+static const char *const class_names[CLASSES] = {"uniform", "normal", "positive", "cancellation", "wide exponent",
+                                                 "denormal A"};
+
+/* A (m x k) and B (k x n) column-major on the host, of one class */
+static void make_inputs(int cls, int m, int n, int k, float *a, float *b)
+{
+    for (int64_t e = 0; e < (int64_t)m * k; e++) {
+        double u = 2 * uniform01() - 1, v;
+        switch (cls) {
+        case NORMAL: v = sqrt(-2 * log(uniform01() + 1e-300)) * cos(6.283185307179586 * uniform01()); break;
+        case POSITIVE: v = uniform01(); break;
+        case WIDE: v = (u < 0 ? -1 : 1) * ldexp(1 + uniform01(), (int)floor(uniform01() * 121) - 60); break;
+        case DENORMAL: v = ldexp(u, -130); break; /* |a| < 2^-130: every one denormal */
+        default: v = u;
+        }
+        a[e] = (float)v;
+    }
+    if (cls == CANCELLATION) /* columns in pairs: a_i,2l+1 = a_i,2l */
+        for (int l = 0; l + 1 < k; l += 2)
+            memcpy(a + (int64_t)(l + 1) * m, a + (int64_t)l * m, sizeof(float) * m);
+    for (int j = 0; j < n; j++)
+        for (int l = 0; l < k; l++) {
+            double u = 2 * uniform01() - 1, v;
+            switch (cls) {
+            case NORMAL: v = sqrt(-2 * log(uniform01() + 1e-300)) * cos(6.283185307179586 * uniform01()); break;
+            case POSITIVE: v = uniform01(); break;
+            case WIDE: v = (u < 0 ? -1 : 1) * ldexp(1 + uniform01(), (int)floor(uniform01() * 121) - 60); break;
+            case DENORMAL: v = ldexp(u, 100); break;
+            /* b_2l+1,j = -b_2l,j (1 + 2^-10 u): each pair of products cancels but for a small residual */
+            case CANCELLATION: v = (l & 1) ? -(double)b[(l - 1) + (int64_t)j * k] * (1 + 0x1.0p-10 * u) : u; break;
+            default: v = u;
+            }
+            b[l + (int64_t)j * k] = (float)v;
+        }
+}
+
+static void accuracy(FILE *csv)
+{
+    const int m = 128, n = 128, ks[] = {16, 256, 4096, 65536};
+    const int max_k = 65536;
+    float *a = malloc(sizeof(float) * m * max_k), *b = malloc(sizeof(float) * max_k * n), *c = malloc(sizeof(float) * m * n);
+    double *ref = malloc(sizeof(double) * m * n), *mag = malloc(sizeof(double) * m * n);
+    float *da, *db, *dc;
+    BENCH_CUDA(cudaMalloc((void **)&da, sizeof(float) * m * max_k));
+    BENCH_CUDA(cudaMalloc((void **)&db, sizeof(float) * max_k * n));
+    BENCH_CUDA(cudaMalloc((void **)&dc, sizeof(float) * m * n));
+    printf("## Accuracy: max / RMS of |c - c64| / sum |a b| per output, M = N = 128\n\n| input | K |");
+    for (int me = 0; me < METHODS; me++)
+        printf(" %s |", method_names[me]);
+    printf("\n| --- | ---: |");
+    for (int me = 0; me < METHODS; me++)
+        printf(" --- |");
+    printf("\n");
+    for (int cls = 0; cls < CLASSES; cls++)
+        for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+            const int k = ks[ki];
+            make_inputs(cls, m, n, k, a, b);
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++) {
+                    double s = 0, g = 0;
+                    for (int l = 0; l < k; l++) {
+                        double t = (double)a[i + (int64_t)l * m] * b[l + (int64_t)j * k];
+                        s += t;
+                        g += fabs(t);
+                    }
+                    ref[i + j * m] = s;
+                    mag[i + j * m] = g;
+                }
+            BENCH_CUDA(cudaMemcpy(da, a, sizeof(float) * m * k, cudaMemcpyHostToDevice));
+            BENCH_CUDA(cudaMemcpy(db, b, sizeof(float) * k * n, cudaMemcpyHostToDevice));
+            printf("| %s | %d |", class_names[cls], k);
+            for (int me = 0; me < METHODS; me++) {
+                BENCH_CUDA(cudaMemset(dc, 0xff, sizeof(float) * m * n));
+                run(me, 0, 0, m, n, k, da, db, dc);
+                BENCH_CUDA(cudaStreamSynchronize(stream));
+                BENCH_CUDA(cudaDeviceSynchronize());
+                BENCH_CUDA(cudaMemcpy(c, dc, sizeof(float) * m * n, cudaMemcpyDeviceToHost));
+                double worst = 0, sq = 0;
+                int counted = 0, nonfinite = 0;
+                for (int e = 0; e < m * n; e++) {
+                    if (fabs(ref[e]) > 3.4e38 || mag[e] == 0)
+                        continue; /* beyond FP32's range, or nothing to compare */
+                    if (!isfinite(c[e])) {
+                        nonfinite++;
+                        continue;
+                    }
+                    double err = fabs((double)c[e] - ref[e]) / mag[e];
+                    worst = err > worst ? err : worst;
+                    sq += err * err;
+                    counted++;
+                }
+                double rms = counted ? sqrt(sq / counted) : 0;
+                printf(" %.2g / %.2g%s |", worst, rms, nonfinite ? " (non-finite!)" : "");
+                fprintf(csv, "accuracy,%s,%d,%s,%.6g,%.6g,%d\n", class_names[cls], k, method_names[me], worst, rms,
+                        nonfinite);
+            }
+            printf("\n");
+            fflush(stdout);
+        }
+    BENCH_CUDA(cudaFree(da));
+    BENCH_CUDA(cudaFree(db));
+    BENCH_CUDA(cudaFree(dc));
+    free(a);
+    free(b);
+    free(c);
+    free(ref);
+    free(mag);
+}
+
+/* ---- speed -------------------------------------------------------------------------------------- */
+
+typedef struct timed {
+    int method, ta, tb, m, n, k;
+    const float *a, *b;
+    float *c;
+} timed;
+
+static void timed_run(int i, void *ctx, cudaStream_t s)
+{
+    (void)i, (void)s;
+    timed *t = ctx;
+    run(t->method, t->ta, t->tb, t->m, t->n, t->k, t->a, t->b, t->c);
+}
+
+static void speed(FILE *csv)
+{
+    struct shape {
+        int m, n, k, ta, tb;
+    } shapes[] = {{2048, 2048, 2048, 0, 0},  {4096, 4096, 4096, 0, 0}, {8192, 8192, 8192, 0, 0},
+                  {16384, 16384, 16384, 0, 0}, {8192, 8192, 8192, 1, 0}, {8192, 8192, 8192, 0, 1},
+                  {8192, 8192, 8192, 1, 1},  {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0},
+                  {64, 4096, 4096, 0, 0},    {8192, 128, 8192, 0, 0},  {16384, 16384, 256, 0, 0},
+                  {3000, 5000, 700, 1, 0}};
+    const size_t max_elems = (size_t)16384 * 16384;
+    float *a, *b, *c;
+    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * max_elems));
+    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * max_elems));
+    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * max_elems));
+    bench_fill_device(a, max_elems, 1);
+    bench_fill_device(b, max_elems, 2);
+    const int speed_methods[] = {CUBLAS_FP32, OURS_FP32, OURS_3XTF32};
+    printf("\n## Speed: TFLOP/s, device operands (median of 5)\n\n| shape | cuBLAS FP32 (pedantic) | shimblas fp32 | "
+           "shimblas 3xtf32 | fp32 / cuBLAS | 3xtf32 / cuBLAS |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        struct shape sh = shapes[s];
+        double tf[3];
+        for (int me = 0; me < 3; me++) {
+            timed t = {speed_methods[me], sh.ta, sh.tb, sh.m, sh.n, sh.k, a, b, c};
+            double ms = bench_median_ms(timed_run, &t, stream, 2, 5);
+            tf[me] = 2.0 * sh.m * sh.n * (double)sh.k / (ms * 1e9);
+            fprintf(csv, "speed,%dx%dx%d %c%c,%s,%.3f,%.3f\n", sh.m, sh.n, sh.k, sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N',
+                    method_names[speed_methods[me]], ms, tf[me]);
+        }
+        printf("| %dx%dx%d %c%c | %.1f | %.1f | %.1f | %.2fx | %.2fx |\n", sh.m, sh.n, sh.k, sh.ta ? 'T' : 'N',
+               sh.tb ? 'T' : 'N', tf[0], tf[1], tf[2], tf[1] / tf[0], tf[2] / tf[0]);
+        fflush(stdout);
+    }
+    BENCH_CUDA(cudaFree(a));
+    BENCH_CUDA(cudaFree(b));
+    BENCH_CUDA(cudaFree(c));
+}
+
+int main(int argc, char **argv)
+{
+    FILE *csv = fopen(argc > 1 ? argv[1] : "sgemm_math.csv", "w");
+    if (!csv) {
+        perror("sgemm_math: csv");
+        return 1;
+    }
+    fprintf(csv, "part,case,k_or_ms,method,max_or_tflops,rms,nonfinite\n");
+    BENCH_CUDA(cudaStreamCreate(&stream));
+    CUBLAS(cublasCreate(&handle));
+    CUBLAS(cublasSetStream(handle, stream));
+    accuracy(csv);
+    speed(csv);
+    fclose(csv);
+    return 0;
+}
