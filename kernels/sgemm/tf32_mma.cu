@@ -7,9 +7,14 @@
  * global memory into registers (guarded scalar loads: any transposes, leading dimensions, alignment
  * and edges) while the previous one computes, then split once into hi/lo TF32 images in shared
  * memory (rows of 136 words: the fragment reads of a warp hit 32 different banks).
- * IEEE: an infinite or NaN operand has lo = 0 (so Inf * finite stays Inf and NaN stays NaN, where
- * Inf - Inf would make a NaN), and a finite value whose TF32 rounding overflows (|x| near FLT_MAX) is
- * truncated instead. The k order of every output element is fixed: results are bitwise reproducible. */
+ * Each k tile accumulates in fresh registers, added to the running sums with FP32 adds (the tensor
+ * cores' accumulation is not round-to-nearest: over long K its bias reached TF32's error).
+ * IEEE: an infinite or NaN operand has lo = 0 and takes part in the cross terms as 0 (so Inf * finite
+ * stays Inf and NaN stays NaN: Inf - Inf, or Inf * a lo of 0 or of the other sign, would make a NaN);
+ * a finite value whose TF32 rounding overflows (|x| near FLT_MAX) is truncated instead.
+ * Subnormal operands lose what lies below TF32's bit positions (their lo parts vanish): relative
+ * errors of up to 2^-7 of such an operand (docs/sgemm_accuracy.md).
+ * The k order of every output element is fixed: results are bitwise reproducible. */
 #include <cstdint>
 
 #include "sgemm_device.cuh"
@@ -36,6 +41,13 @@ template <int PASSES> __device__ __forceinline__ void split(float x, uint32_t &h
     hi = h;
     if (PASSES == 3)
         lo = isfinite(x) ? tf32_round(x - __uint_as_float(h)) : 0u;
+}
+
+/* a hi part for the cross terms: 0 where the value is Inf or NaN (its hi term alone carries it, so
+ * that Inf * lo of the other operand, which may be 0 or of the other sign, adds no NaN) */
+__device__ __forceinline__ uint32_t finite_or_zero(uint32_t hi)
+{
+    return (hi & 0x7f800000u) == 0x7f800000u ? 0u : hi;
 }
 
 __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], const uint32_t b[2])
@@ -121,6 +133,10 @@ template <int PASSES> __global__ void __launch_bounds__(THREADS) tf32_mma_kernel
         __syncthreads();
         if (k0 + BK < p.k)
             load_tile(p, bm0, bn0, k0 + BK, ra, rb); /* in flight while this tile computes */
+        /* this k tile's products go into a fresh accumulator, added to acc below with FP32 adds: the
+         * tensor cores' own accumulation does not round to nearest, and over a long K its bias would
+         * grow to TF32's size (measured: 5e-4 of sum |a b| at K = 65536, all-positive inputs) */
+        float part[4][4][4] = {};
 #pragma unroll
         for (int ks = 0; ks < BK; ks += 8) {
             uint32_t a_hi[4][4], a_lo[4][4], b_hi[4][2], b_lo[4][2];
@@ -152,13 +168,23 @@ template <int PASSES> __global__ void __launch_bounds__(THREADS) tf32_mma_kernel
             for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
                 for (int nj = 0; nj < 4; ++nj) {
-                    if (PASSES == 3) { /* the small terms first, into the same accumulator */
-                        mma(acc[mi][nj], a_lo[mi], b_hi[nj]);
-                        mma(acc[mi][nj], a_hi[mi], b_lo[nj]);
+                    if (PASSES == 3) { /* the small terms first */
+                        const uint32_t ax[4] = {finite_or_zero(a_hi[mi][0]), finite_or_zero(a_hi[mi][1]),
+                                                finite_or_zero(a_hi[mi][2]), finite_or_zero(a_hi[mi][3])};
+                        const uint32_t bx[2] = {finite_or_zero(b_hi[nj][0]), finite_or_zero(b_hi[nj][1])};
+                        mma(part[mi][nj], a_lo[mi], bx);
+                        mma(part[mi][nj], ax, b_lo[nj]);
                     }
-                    mma(acc[mi][nj], a_hi[mi], b_hi[nj]);
+                    mma(part[mi][nj], a_hi[mi], b_hi[nj]);
                 }
         }
+#pragma unroll
+        for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+            for (int nj = 0; nj < 4; ++nj)
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    acc[mi][nj][e] += part[mi][nj][e];
         __syncthreads();
     }
 
