@@ -61,7 +61,12 @@ static enum shim_side run_on_gpu(const shim_routine_ops *ops, const void *proble
     shim_written_init(&w);
     const char *why = NULL;
     enum shim_side side = SHIM_GPU;
-    if (ops->run_gpu(problem, where, &w, &why) != 0) {
+    int rc = ops->run_gpu(problem, where, &w, &why);
+    if (rc == SHIM_GPU_DECLINED) { /* operands on different GPUs: the CPU, through host copies */
+        rec->note = why;
+        rec->via_host = 1;
+        side = SHIM_CPU;
+    } else if (rc != 0) {
         rec->note = why;
         recover(ops, problem, where, &w, why);
         side = SHIM_GPU_FAILED;

@@ -18,6 +18,8 @@ int shim_gpu_describe(char *out, size_t len, int probe);
 /* Run the problem on the GPU with shimblas's kernels, staging host operands (where: where they
  * live). 0 on success. On failure *why says what failed and *written lists the pieces of the
  * output already final in the caller's memory; the rest of the output is as the caller left it. */
+#define SHIM_GPU_DECLINED 1 /* (returned instead of -1) not attempted, nothing written, *why says why:
+                               the call's device operands lie on different GPUs */
 int shim_gpu_sgemv(const shim_gemv_problem *p, const shim_operands *where, shim_written *written,
                    const char **why);
 int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,

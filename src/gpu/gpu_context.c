@@ -9,31 +9,31 @@
 #include "config.h"
 #include "gpu.h"
 #include "gpu_internal.h"
+#include "log.h"
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static int usable;
 static atomic_int probed; /* shim_gpu_usable was asked (for the report) */
 static char reason[200];
-static cudaMemPool_t pool;
-static atomic_size_t pool_in_use;
+static cudaMemPool_t pools[SHIM_MAX_DEVICES]; /* one per device, created at the probe */
+static int device_count;                      /* devices the process sees (at most SHIM_MAX_DEVICES) */
+static int host_devices[SHIM_MAX_DEVICES], host_device_count; /* SHIMBLAS_DEVICES: for host data */
+static atomic_size_t pool_in_use[SHIM_MAX_DEVICES];
 static pthread_key_t thread_key;
 /* set in a child forked after CUDA was initialised: the child must not touch the parent's context */
 static volatile int forked_after_init;
 /* a sticky error broke the context: the GPU is not used again */
 static atomic_int broken;
 static __thread char thread_why[256];
-static __thread shim_gpu_thread *thread_state;
+static __thread shim_gpu_thread *thread_states[SHIM_MAX_DEVICES]; /* per device */
 
 static void mark_child(void)
 {
     forked_after_init = 1;
 }
 
-static void release_thread_state(void *p)
+static void release_one(shim_gpu_thread *t)
 {
-    shim_gpu_thread *t = p;
-    if (forked_after_init)
-        return;
     for (int i = 0; i < SHIM_RING_BUFFERS; i++) {
         if (t->ring[i].host)
             cudaFreeHost(t->ring[i].host);
@@ -49,6 +49,32 @@ static void release_thread_state(void *p)
     free(t);
 }
 
+/* at thread exit: every device's state of the thread, each freed on its own device */
+static void release_thread_state(void *unused)
+{
+    (void)unused;
+    if (forked_after_init)
+        return;
+    int saved = 0;
+    cudaGetDevice(&saved);
+    for (int d = 0; d < SHIM_MAX_DEVICES; d++)
+        if (thread_states[d]) {
+            cudaSetDevice(d);
+            release_one(thread_states[d]);
+            thread_states[d] = NULL;
+        }
+    cudaSetDevice(saved);
+}
+
+/* the device the calling thread has current (0 when that cannot be read) */
+static int current_device(void)
+{
+    int d = 0;
+    if (cudaGetDevice(&d) != cudaSuccess || d < 0 || d >= device_count)
+        d = 0;
+    return d;
+}
+
 static void probe(void)
 {
     int count = 0, device = 0;
@@ -57,16 +83,31 @@ static void probe(void)
         err = cudaErrorNoDevice;
     if (err == cudaSuccess)
         err = cudaGetDevice(&device);
-    struct cudaMemPoolProps props = {0};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    if (err == cudaSuccess)
-        err = cudaMemPoolCreate(&pool, &props);
-    /* keep freed memory in the pool: the next call of the same size allocates nothing */
-    uint64_t keep = UINT64_MAX;
-    if (err == cudaSuccess)
-        err = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    if (count > SHIM_MAX_DEVICES)
+        count = SHIM_MAX_DEVICES;
+    device_count = count;
+    /* a pool on every device: device operands run where they live, whatever SHIMBLAS_DEVICES says */
+    for (int d = 0; d < count && err == cudaSuccess; d++) {
+        struct cudaMemPoolProps props = {0};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = d;
+        err = cudaMemPoolCreate(&pools[d], &props);
+        /* keep freed memory in the pool: the next call of the same size allocates nothing */
+        uint64_t keep = UINT64_MAX;
+        if (err == cudaSuccess)
+            err = cudaMemPoolSetAttribute(pools[d], cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    /* the devices host data is spread over: SHIMBLAS_DEVICES's list (those that exist), else all */
+    uint64_t chosen = shim_config_get()->devices;
+    for (int d = 0; d < count; d++)
+        if (!chosen || (chosen >> d & 1))
+            host_devices[host_device_count++] = d;
+    if (err == cudaSuccess && host_device_count == 0) {
+        shim_log("SHIMBLAS_DEVICES names no device of the %d present; all are used", count);
+        for (int d = 0; d < count; d++)
+            host_devices[host_device_count++] = d;
+    }
     if (err != cudaSuccess) {
         snprintf(reason, sizeof reason, "%s", cudaGetErrorString(err));
         return;
@@ -122,12 +163,29 @@ int shim_gpu_fail(cudaError_t err, const char *what, const char **why)
     return -1;
 }
 
+int shim_gpu_host_devices(const int **list)
+{
+    *list = host_devices;
+    return host_device_count;
+}
+
+int shim_gpu_pointer_device(const void *p)
+{
+    struct cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ? attr.device : -1;
+}
+
 shim_gpu_thread *shim_gpu_thread_state(const char **why)
 {
     if (!shim_gpu_usable(why))
         return NULL;
-    if (thread_state)
-        return thread_state;
+    const int dev = current_device();
+    if (thread_states[dev])
+        return thread_states[dev];
     shim_gpu_thread *t = calloc(1, sizeof *t);
     if (!t) {
         *why = "out of host memory";
@@ -140,28 +198,29 @@ shim_gpu_thread *shim_gpu_thread_state(const char **why)
         rc = shim_gpu_fail(cudaEventCreateWithFlags(&t->ring[i].done, cudaEventDisableTiming),
                            "cudaEventCreate", why);
     if (rc) {
-        release_thread_state(t);
+        release_one(t);
         return NULL;
     }
-    pthread_setspecific(thread_key, t);
-    thread_state = t;
+    pthread_setspecific(thread_key, t); /* (any non-NULL value: the destructor frees them all) */
+    thread_states[dev] = t;
     return t;
 }
 
 int shim_gpu_alloc(void **p, size_t bytes, cudaStream_t stream, const char **why)
 {
-    size_t cap = shim_config_get()->device_memory;
-    size_t before = atomic_fetch_add(&pool_in_use, bytes);
+    size_t cap = shim_config_get()->device_memory; /* per device */
+    const int dev = current_device();
+    size_t before = atomic_fetch_add(&pool_in_use[dev], bytes);
     if (cap && before + bytes > cap) {
-        atomic_fetch_sub(&pool_in_use, bytes);
+        atomic_fetch_sub(&pool_in_use[dev], bytes);
         snprintf(thread_why, sizeof thread_why,
                  "needs %zu more device bytes than SHIMBLAS_DEVICE_MEMORY allows", before + bytes - cap);
         *why = thread_why;
         return -1;
     }
-    if (shim_gpu_fail(cudaMallocFromPoolAsync(p, bytes ? bytes : 16, pool, stream), "device allocation",
+    if (shim_gpu_fail(cudaMallocFromPoolAsync(p, bytes ? bytes : 16, pools[dev], stream), "device allocation",
                       why)) {
-        atomic_fetch_sub(&pool_in_use, bytes);
+        atomic_fetch_sub(&pool_in_use[dev], bytes);
         return -1;
     }
     return 0;
@@ -169,7 +228,7 @@ int shim_gpu_alloc(void **p, size_t bytes, cudaStream_t stream, const char **why
 
 size_t shim_gpu_pool_in_use(void)
 {
-    return atomic_load(&pool_in_use);
+    return atomic_load(&pool_in_use[current_device()]);
 }
 
 void shim_gpu_free(void *p, size_t bytes, cudaStream_t stream)
@@ -177,7 +236,7 @@ void shim_gpu_free(void *p, size_t bytes, cudaStream_t stream)
     if (!p)
         return;
     cudaFreeAsync(p, stream);
-    atomic_fetch_sub(&pool_in_use, bytes);
+    atomic_fetch_sub(&pool_in_use[current_device()], bytes);
 }
 
 /* A sticky error (a device fault) breaks the context for the whole process: every later CUDA
@@ -186,7 +245,7 @@ int shim_gpu_context_broken(void)
 {
     if (atomic_load(&broken))
         return 1;
-    shim_gpu_thread *t = thread_state;
+    shim_gpu_thread *t = thread_states[current_device()];
     if (!t)
         return 0;
     cudaStream_t streams[] = {t->in, t->stream, t->out};

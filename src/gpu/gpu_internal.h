@@ -35,7 +35,15 @@ typedef struct shim_gpu_thread {
     size_t work_bytes;
 } shim_gpu_thread;
 
-/* the calling thread's state, created on first use; NULL (with *why) when the GPU is unusable */
+#define SHIM_MAX_DEVICES 16
+
+/* the devices host-data calls are spread over (SHIMBLAS_DEVICES, else all), in order; the count */
+int shim_gpu_host_devices(const int **list);
+/* the device holding device or managed memory at p; -1 for other memory */
+int shim_gpu_pointer_device(const void *p);
+
+/* the calling thread's state on its current device, created on first use; NULL (with *why) when
+ * the GPU is unusable */
 shim_gpu_thread *shim_gpu_thread_state(const char **why);
 
 /* turns a CUDA error into a failure with a message in thread-local storage: returns 0 on success */

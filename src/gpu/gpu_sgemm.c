@@ -2,6 +2,10 @@
  * (src/gpu/tile_plan.c): while one tile of C computes, the blocks of A and B the next ones need are
  * on the bus and finished tiles are on their way back; device-resident operands are used in
  * place. The k chunks of one tile accumulate in a fixed order, so results are reproducible. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
 #include "config.h"
 #include "gpu.h"
 #include "gpu_internal.h"
@@ -12,49 +16,44 @@
 
 SHIM_DEFINE_RUN_KERNEL(sgemm, sgemm_kernel, "SHIMBLAS_SGEMM_KERNEL")
 
+static __thread char shared_why[300]; /* a failed share's reason, for the caller */
+
 static int min_int(int a, int b)
 {
     return a < b ? a : b;
 }
 
-int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
-                   const char **why)
+/* what every device's share of one call needs: the problem, its operands and the one tile plan
+ * (the same tiles, k chunks and kernels whatever the number of devices: the same bits) */
+typedef struct sgemm_job {
+    const shim_gemm_problem *p;
+    shim_matrix_ref a, b, c;
+    int k;
+    shim_tile_plan plan;
+    atomic_int next_row; /* the next row band of tiles to take */
+} sgemm_job;
+
+/* Runs row bands of tiles (all tile columns of band i) taken from job->next_row until none is
+ * left, on the calling thread's current device; what it writes back is listed in *written. */
+static int run_bands(sgemm_job *job, shim_written *written, const char **why)
 {
     shim_gpu_thread *t = shim_gpu_thread_state(why);
     if (!t)
         return -1;
-    int reads_ab = p->alpha != 0.0f && p->k > 0;
-    shim_matrix_ref a = shim_matrix(p->a, p->lda, reads_ab ? shim_staging_kind(where->a, p->a) : SHIM_MEM_UNUSED);
-    shim_matrix_ref b = shim_matrix(p->b, p->ldb, reads_ab ? shim_staging_kind(where->b, p->b) : SHIM_MEM_UNUSED);
-    shim_matrix_ref c = shim_matrix(p->c, p->ldc, shim_staging_kind(where->c, p->c));
-    int k = reads_ab ? p->k : 0;
-    int staged = !a.in_place || !b.in_place || !c.in_place;
-    /* everything on the device: one launch, no plan to fit, no device memory query */
-    size_t budget = staged ? shim_pipeline_budget() : 0;
-    shim_tile_plan plan;
-    int rc = shim_plan_tiles(p->m, p->n, k, p->transa, p->transb, !a.in_place, !b.in_place, !c.in_place, budget,
-                             &plan);
-    /* C in device memory that several launches would write in place goes through device buffers
-     * instead, so the caller's C only ever receives finished tiles: a failure midway leaves the
-     * rest of it as it was, for the CPU to compute */
-    if (!rc && c.in_place && (int64_t)plan.mt * plan.nt * plan.kt > 1) {
-        c.in_place = 0;
-        rc = shim_plan_tiles(p->m, p->n, k, p->transa, p->transb, !a.in_place, !b.in_place, 1, budget, &plan);
-    }
-    if (rc) {
-        *why = "not enough device memory for even the smallest tiles";
-        return -1;
-    }
+    const shim_gemm_problem *p = job->p;
+    const shim_tile_plan plan = job->plan;
+    const int k = job->k;
     shim_pipeline *pl = shim_pipeline_begin(t, written);
     shim_block_cache ca, cb, cc; /* (large: only what a failed init leaves behind is cleared) */
     ca.slots = cb.slots = cc.slots = 0;
     int ar = p->transa ? plan.kc : plan.tm, ac = p->transa ? plan.tm : plan.kc;
     int br = p->transb ? plan.tn : plan.kc, bc = p->transb ? plan.kc : plan.tn;
-    rc = shim_cache_init(pl, &ca, a, plan.slots_a, ar, ac, why);
-    rc = rc || shim_cache_init(pl, &cb, b, plan.slots_b, br, bc, why);
-    rc = rc || shim_cache_init(pl, &cc, c, plan.slots_c, plan.tm, plan.tn, why);
+    int rc = shim_cache_init(pl, &ca, job->a, plan.slots_a, ar, ac, why);
+    rc = rc || shim_cache_init(pl, &cb, job->b, plan.slots_b, br, bc, why);
+    rc = rc || shim_cache_init(pl, &cc, job->c, plan.slots_c, plan.tm, plan.tn, why);
 
-    for (int i = 0; i < plan.mt && !rc; i++) {
+    for (int i = rc ? plan.mt : atomic_fetch_add(&job->next_row, 1); i < plan.mt && !rc;
+         i = atomic_fetch_add(&job->next_row, 1)) {
         int i0 = i * plan.tm, tm = min_int(plan.tm, p->m - i0);
         for (int j = 0; j < plan.nt && !rc; j++) {
             int j0 = j * plan.tn, tn = min_int(plan.tn, p->n - j0);
@@ -100,4 +99,197 @@ int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_
     shim_cache_free(pl, &cb);
     shim_cache_free(pl, &cc);
     return rc ? -1 : 0;
+}
+
+/* Host-data calls are spread over the devices of SHIMBLAS_DEVICES: one thread per device (the
+ * caller's thread drives the first) takes row bands of the one tile plan in turn. Device operands
+ * run on the device that holds them; the caller's current device is the same afterwards.
+ * A device that fails stops taking bands; the others take the rest, and what is left unwritten of
+ * its band is computed on the CPU (src/flow/execute.c). */
+typedef struct device_share {
+    sgemm_job *job;
+    int device;
+    shim_written written;
+    int rc;
+    char why[256];
+} device_share;
+
+static void *share_thread(void *arg)
+{
+    device_share *s = arg;
+    const char *why = NULL;
+    s->rc = shim_gpu_fail(cudaSetDevice(s->device), "cudaSetDevice", &why) || run_bands(s->job, &s->written, &why);
+    if (s->rc)
+        snprintf(s->why, sizeof s->why, "device %d: %s", s->device, why ? why : "failed");
+    return NULL;
+}
+
+
+/* One persistent thread per further device (its streams and pinned buffers live as long as it):
+ * given a share, it runs it and hands it back. */
+typedef struct device_worker {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    device_share *share; /* the share to run, NULL when idle */
+    int started;
+} device_worker;
+
+static device_worker workers[SHIM_MAX_DEVICES];
+static pthread_once_t workers_once = PTHREAD_ONCE_INIT;
+
+static void init_workers(void)
+{
+    for (int d = 0; d < SHIM_MAX_DEVICES; d++) {
+        pthread_mutex_init(&workers[d].lock, NULL);
+        pthread_cond_init(&workers[d].cv, NULL);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    device_worker *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->share)
+            pthread_cond_wait(&w->cv, &w->lock);
+        device_share *s = w->share;
+        pthread_mutex_unlock(&w->lock);
+        share_thread(s);
+        pthread_mutex_lock(&w->lock);
+        w->share = NULL;
+        pthread_cond_broadcast(&w->cv);
+    }
+    return NULL;
+}
+
+/* hands the share to device d's worker (waiting while another call's share runs there); 0 when
+ * the worker could not be started (the other devices then take its bands) */
+static int submit(int d, device_share *s)
+{
+    device_worker *w = &workers[d];
+    pthread_once(&workers_once, init_workers);
+    pthread_mutex_lock(&w->lock);
+    while (w->share)
+        pthread_cond_wait(&w->cv, &w->lock);
+    if (!w->started) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        w->started = pthread_create(&t, &attr, worker_main, w) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (w->started) {
+        w->share = s;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return w->started;
+}
+
+static void wait_for(int d, device_share *s)
+{
+    device_worker *w = &workers[d];
+    pthread_mutex_lock(&w->lock);
+    while (w->share == s)
+        pthread_cond_wait(&w->cv, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
+                          const char **why, int ndev, const int *devices)
+{
+    if (!shim_gpu_thread_state(why))
+        return -1;
+    int reads_ab = p->alpha != 0.0f && p->k > 0;
+    shim_matrix_ref a = shim_matrix(p->a, p->lda, reads_ab ? shim_staging_kind(where->a, p->a) : SHIM_MEM_UNUSED);
+    shim_matrix_ref b = shim_matrix(p->b, p->ldb, reads_ab ? shim_staging_kind(where->b, p->b) : SHIM_MEM_UNUSED);
+    shim_matrix_ref c = shim_matrix(p->c, p->ldc, shim_staging_kind(where->c, p->c));
+    int k = reads_ab ? p->k : 0;
+    int staged = !a.in_place || !b.in_place || !c.in_place;
+    /* everything on the device: one launch, no plan to fit, no device memory query */
+    size_t budget = staged ? shim_pipeline_budget() : 0;
+    shim_tile_plan plan;
+    int rc = shim_plan_tiles(p->m, p->n, k, p->transa, p->transb, !a.in_place, !b.in_place, !c.in_place, budget,
+                             &plan);
+    /* C in device memory that several launches would write in place goes through device buffers
+     * instead, so the caller's C only ever receives finished tiles: a failure midway leaves the
+     * rest of it as it was, for the CPU to compute */
+    if (!rc && c.in_place && (int64_t)plan.mt * plan.nt * plan.kt > 1) {
+        c.in_place = 0;
+        rc = shim_plan_tiles(p->m, p->n, k, p->transa, p->transb, !a.in_place, !b.in_place, 1, budget, &plan);
+    }
+    if (rc) {
+        *why = "not enough device memory for even the smallest tiles";
+        return -1;
+    }
+    sgemm_job job = {p, a, b, c, k, plan, 0};
+    /* one device, or a call too small to share: the caller's thread alone */
+    if (ndev > 1 && (!a.in_place || !b.in_place || !c.in_place) && plan.mt >= 2 &&
+        (double)p->m * p->n * (double)(k > 0 ? k : 1) >= 1e9) {
+        int count = ndev < plan.mt ? ndev : plan.mt;
+        device_share shares[SHIM_MAX_DEVICES];
+        int started[SHIM_MAX_DEVICES] = {0};
+        for (int d = 0; d < count; d++) {
+            shares[d] = (device_share){&job, devices[d], {0}, 0, ""};
+            shim_written_init(&shares[d].written);
+        }
+        for (int d = 1; d < count; d++)
+            started[d] = submit(shares[d].device, &shares[d]);
+        share_thread(&shares[0]); /* (the caller's thread: its current device is restored by the caller) */
+        int failed = 0;
+        for (int d = 0; d < count; d++) {
+            if (d > 0 && started[d])
+                wait_for(shares[d].device, &shares[d]);
+            else if (d > 0)
+                shares[d].rc = 0; /* never started: its bands were taken by the others */
+            const shim_written *w = &shares[d].written;
+            for (int r = 0; r < w->count; r++)
+                shim_written_add(written, w->rects[r].r0, w->rects[r].c0, w->rects[r].rows, w->rects[r].cols,
+                                 w->direct);
+            written->lost |= w->lost;
+            if (shares[d].rc && !failed) {
+                failed = 1;
+                snprintf(shared_why, sizeof shared_why, "%s", shares[d].why);
+                *why = shared_why;
+            }
+            shim_written_free(&shares[d].written);
+        }
+        return failed ? -1 : 0;
+    }
+    return run_bands(&job, written, why) ? -1 : 0;
+}
+
+int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
+                   const char **why)
+{
+    int saved = 0, device = -1;
+    if (cudaGetDevice(&saved) != cudaSuccess)
+        saved = 0;
+    /* device operands: the device holding them (all of them: else the CPU, through host copies) */
+    const void *ptrs[3] = {where->a == SHIM_MEM_DEVICE ? p->a : NULL, where->b == SHIM_MEM_DEVICE ? p->b : NULL,
+                           where->c == SHIM_MEM_DEVICE ? p->c : NULL};
+    if (p->alpha == 0.0f || p->k == 0)
+        ptrs[0] = ptrs[1] = NULL;
+    for (int o = 0; o < 3; o++) {
+        if (!ptrs[o])
+            continue;
+        int d = shim_gpu_pointer_device(ptrs[o]);
+        if (d >= 0 && device >= 0 && d != device) {
+            *why = "operands on different GPUs: computed on the CPU through host copies";
+            return SHIM_GPU_DECLINED;
+        }
+        if (d >= 0)
+            device = d;
+    }
+    const int *devices;
+    int ndev = shim_gpu_host_devices(&devices);
+    if (device < 0 && ndev > 0)
+        device = devices[0];
+    if (device >= 0 && device != saved && shim_gpu_fail(cudaSetDevice(device), "cudaSetDevice", why))
+        return -1;
+    int rc = run_on_devices(p, where, written, why, ptrs[0] || ptrs[1] || ptrs[2] ? 1 : ndev, devices);
+    if (device >= 0 && device != saved)
+        cudaSetDevice(saved);
+    return rc;
 }

@@ -109,8 +109,43 @@ static void vector_finish(shim_pipeline *pl, vector_stage *v, int write_back)
     shim_cache_free(pl, &v->cache);
 }
 
+static int sgemv_on_current(const shim_gemv_problem *p, const shim_operands *where, shim_written *written,
+                            const char **why);
+
+/* On the device holding the device operands (the first of SHIMBLAS_DEVICES for host data); the
+ * caller's current device is the same afterwards; operands on different GPUs: declined (the CPU,
+ * through host copies) */
 int shim_gpu_sgemv(const shim_gemv_problem *p, const shim_operands *where, shim_written *written,
                    const char **why)
+{
+    int saved = 0, device = -1;
+    if (cudaGetDevice(&saved) != cudaSuccess)
+        saved = 0;
+    const void *ptrs[3] = {where->a == SHIM_MEM_DEVICE && p->alpha != 0.0f ? p->a : NULL,
+                           where->b == SHIM_MEM_DEVICE && p->alpha != 0.0f ? p->x : NULL,
+                           where->c == SHIM_MEM_DEVICE ? p->y : NULL};
+    for (int o = 0; o < 3; o++) {
+        int d = ptrs[o] ? shim_gpu_pointer_device(ptrs[o]) : -1;
+        if (d >= 0 && device >= 0 && d != device) {
+            *why = "operands on different GPUs: computed on the CPU through host copies";
+            return SHIM_GPU_DECLINED;
+        }
+        if (d >= 0)
+            device = d;
+    }
+    const int *devices;
+    if (device < 0 && shim_gpu_host_devices(&devices) > 0)
+        device = devices[0];
+    if (device >= 0 && device != saved && shim_gpu_fail(cudaSetDevice(device), "cudaSetDevice", why))
+        return -1;
+    int rc = sgemv_on_current(p, where, written, why);
+    if (device >= 0 && device != saved)
+        cudaSetDevice(saved);
+    return rc;
+}
+
+static int sgemv_on_current(const shim_gemv_problem *p, const shim_operands *where, shim_written *written,
+                            const char **why)
 {
     shim_gpu_thread *t = shim_gpu_thread_state(why);
     if (!t)

@@ -79,6 +79,27 @@ void shim_config_read(shim_config *c, int *initial_mode, getter get)
     c->cpu_blas = value(get, "SHIMBLAS_CPU_BLAS");
     c->sgemv_kernel = value(get, "SHIMBLAS_SGEMV_KERNEL");
     c->sgemm_kernel = value(get, "SHIMBLAS_SGEMM_KERNEL");
+    const char *devices = value(get, "SHIMBLAS_DEVICES");
+    if (devices && strcmp(devices, "all") != 0) {
+        /* a list of device numbers, "0,2" */
+        uint64_t mask = 0;
+        const char *s = devices;
+        int ok = 1;
+        while (ok && *s) {
+            char *end = NULL;
+            long d = (*s >= '0' && *s <= '9') ? strtol(s, &end, 10) : -1;
+            ok = d >= 0 && d < 64 && end && (*end == ',' || *end == '\0');
+            if (ok) {
+                mask |= (uint64_t)1 << d;
+                s = *end ? end + 1 : end;
+            }
+        }
+        if (!ok || !mask)
+            shim_log("SHIMBLAS_DEVICES=%s is not \"all\" or a list of device numbers like 0,2; all are used",
+                     shim_show_value(devices, shown));
+        else
+            c->devices = mask;
+    }
     const char *math = value(get, "SHIMBLAS_SGEMM_MATH");
     if (math) {
         static const char *const names[] = {"fp32", "3xtf32", "tf32"}; /* enum shim_sgemm_math's order */
@@ -106,15 +127,23 @@ void shim_config_read(shim_config *c, int *initial_mode, getter get)
         char *end = NULL;
         if (strcmp(fail, "sticky") == 0) {
             c->test_fail = SHIM_TEST_FAIL_STICKY;
-        } else if (strncmp(fail, "gpu", 3) == 0 && (fail[3] == 0 || fail[3] == ':')) {
-            long at = fail[3] ? (isdigit((unsigned char)fail[4]) ? strtol(fail + 4, &end, 10) : 0) : 1;
-            if (fail[3] && (!end || *end || at < 1 || at > 1000000))
+        } else if (strncmp(fail, "gpu", 3) == 0 && (fail[3] == 0 || fail[3] == ':' || fail[3] == '@')) {
+            long at = fail[3] == ':' ? (isdigit((unsigned char)fail[4]) ? strtol(fail + 4, &end, 10) : 0) : 1;
+            const char *rest = fail[3] == ':' ? end : fail + 3;
+            c->test_fail_device = -1;
+            if (rest && *rest == '@' && isdigit((unsigned char)rest[1])) { /* only on device D */
+                long d = strtol(rest + 1, &end, 10);
+                c->test_fail_device = d >= 0 && d < 64 ? (int)d : -1;
+                rest = d >= 0 && d < 64 ? end : NULL;
+            }
+            if (!rest || *rest || at < 1 || at > 1000000)
                 at = 0;
             c->test_fail = at ? SHIM_TEST_FAIL_GPU : SHIM_TEST_FAIL_NONE;
             c->test_fail_launch = (int)at;
         }
         if (c->test_fail == SHIM_TEST_FAIL_NONE)
-            shim_log("SHIMBLAS_TEST_FAIL=%s is not one of gpu, gpu:N, sticky; ignored", shim_show_value(fail, shown));
+            shim_log("SHIMBLAS_TEST_FAIL=%s is not one of gpu, gpu:N, gpu@D, gpu:N@D, sticky; ignored",
+                     shim_show_value(fail, shown));
     }
 
     const char *m = value(get, "SHIMBLAS_MODE");

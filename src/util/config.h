@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "shimblas.h"
 
@@ -15,13 +16,15 @@ typedef struct shim_config {
     const char *sgemv_kernel; /* SHIMBLAS_SGEMV_KERNEL: force a variant, or NULL */
     const char *sgemm_kernel; /* SHIMBLAS_SGEMM_KERNEL: force a variant, or NULL */
     size_t device_memory;     /* SHIMBLAS_DEVICE_MEMORY: cap on device bytes the library uses, 0 = none */
+    uint64_t devices;         /* SHIMBLAS_DEVICES: bit d = device d takes host-data work; 0 = all */
     int sgemm_math;           /* SHIMBLAS_SGEMM_MATH: fp32 (0), 3xtf32 (1), tf32 (2): enum shim_sgemm_math */
     int test_fail;            /* SHIMBLAS_TEST_FAIL (tests only): enum shim_test_fail */
     int test_fail_launch;     /* ... at this kernel launch of each call (1 = the first) */
+    int test_fail_device;     /* ... only on this device (-1: any) */
 } shim_config;
 
-/* SHIMBLAS_TEST_FAIL=gpu[:N]: the N-th kernel launch (default the first) of every GPU call fails
- * with an ordinary (non-sticky) error; =sticky: the first GPU call breaks the CUDA context with a
+/* SHIMBLAS_TEST_FAIL=gpu[:N][@D]: the N-th kernel launch (default the first) of every GPU call
+ * (on device D only, with @D) fails with an ordinary (non-sticky) error; =sticky: the first GPU call breaks the CUDA context with a
  * real device fault. For the tests of what happens when the GPU fails. */
 enum shim_test_fail { SHIM_TEST_FAIL_NONE = 0, SHIM_TEST_FAIL_GPU, SHIM_TEST_FAIL_STICKY };
 
