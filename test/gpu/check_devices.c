@@ -149,7 +149,10 @@ static void device_operands(void)
 
     shimblas_stats before, after;
     shimblas_get_stats(&before);
+    CHECK(cudaSetDevice(1));
     CHECK(cudaMemset(dc, 0xff, sizeof(float) * m * n));
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaSetDevice(0));
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, da, m, db, k, 0.0f, dc, m);
     int current = -1;
     CHECK(cudaGetDevice(&current));
@@ -171,7 +174,10 @@ static void device_operands(void)
 
     /* A on device 0, B and C on device 1: the CPU, through host copies */
     shimblas_get_stats(&before);
+    CHECK(cudaSetDevice(1));
     CHECK(cudaMemset(dc, 0xff, sizeof(float) * m * n));
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaSetDevice(0));
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, da0, m, db, k, 0.0f, dc, m);
     CHECK(cudaGetDevice(&current));
     CHECK(cudaMemcpy(c, dc, sizeof(float) * m * n, cudaMemcpyDeviceToHost));

@@ -9,6 +9,8 @@
  * of offset, random positions) against float64 within 4 (k + 2) eps sum |a b|. In gpu mode (set by
  * the test): the counters must show cases 1-3 on the GPU and case 4 on the CPU. */
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -246,8 +248,24 @@ static void case_ilp64(void)
     free(y0);
 }
 
+/* a crash says where: the frames on stderr (symbols of the library's exported and static functions
+ * as far as the dynamic symbol table knows them) */
+static void on_crash(int sig)
+{
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    static const char head[] = "check_large: crashed; frames:\n";
+    (void)!write(2, head, sizeof head - 1);
+    backtrace_symbols_fd(frames, n, 2);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int main(void)
 {
+    signal(SIGSEGV, on_crash);
+    signal(SIGBUS, on_crash);
+    setvbuf(stdout, NULL, _IONBF, 0);
     test_require_gpu();
     if (!shimblas_gpu_available()) {
         printf("FAIL: the device works but shimblas cannot use it\n");
