@@ -3,7 +3,8 @@
 # sgemm_ program, SHIMBLAS_MODE=gpu, SHIMBLAS_DEVICES=0 / 0,1 / ...), cuBLAS-XT on the same GPU counts,
 # NVBLAS with NVBLAS_GPU_LIST ALL with and without autopin, in one run on one host. Each measurement
 # is its own process: one warm-up call, then the median of the timed ones.
-# Usage: bench/multi_gpu.sh BUILD_DIR OUT_CSV [SIZES]   (SIZES default "4096 8192 16384 32768")
+# Usage: bench/multi_gpu.sh BUILD_DIR OUT_CSV [SIZES]   (SIZES default "4096 8192 16384 32768";
+# MULTI_ONLY_SHIMBLAS=1: shimblas's rows only)
 # Needs the CPU BLAS for NVBLAS's CPU side: NVBLAS_CPU_BLAS (default: the OpenBLAS the timer links).
 set -u
 build=$1
@@ -42,6 +43,7 @@ for n in $sizes; do
         line=$(SHIMBLAS_MODE=gpu SHIMBLAS_DEVICES=$list SHIMBLAS_CACHE_DIR=$work LD_PRELOAD=$lib "$timer" "$n" "$reps" 2>&1 | tail -1)
         record shimblas "$n" "$g" "$line"
     done
+    [ -n "${MULTI_ONLY_SHIMBLAS:-}" ] && continue # (the anchors measured in an earlier run)
     for g in $counts; do
         [ "$n" -ge 32768 ] && [ "$g" -eq 1 ] && reps_xt=1 || reps_xt=$reps
         line=$(timeout 200 "$xt" "$n" "$g" "$reps_xt" 2>&1 | tail -1)

@@ -6,7 +6,9 @@
 
 #define MAX_WORKERS 15
 
-static struct {
+#define GROUPS 8 /* one per GPU a call is spread over (the caller's share of cores each) */
+
+typedef struct host_group {
     pthread_mutex_t lock;   /* guards the job fields and counters */
     pthread_cond_t wake;    /* a new job is posted */
     pthread_cond_t done;    /* the last task finished */
@@ -16,90 +18,113 @@ static struct {
     int tasks, next, finished;
     unsigned long generation;
     int workers;
-} pool = {PTHREAD_MUTEX_INITIALIZER,
-          PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER,
-          PTHREAD_MUTEX_INITIALIZER,
-          NULL,
-          NULL,
-          0,
-          0,
-          0,
-          0,
-          0};
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+    int want;             /* workers started (-1: none wanted; 0: not yet) */
+} host_group;
 
-/* takes tasks until none are left; called with pool.lock held, returns with it held */
-static void drain(void)
+static host_group group_pool[GROUPS];
+static pthread_once_t groups_once = PTHREAD_ONCE_INIT;
+
+static void init_groups(void)
 {
-    while (pool.next < pool.tasks) {
-        int task = pool.next++;
-        void (*fn)(void *, int) = pool.fn;
-        void *ctx = pool.ctx;
-        pthread_mutex_unlock(&pool.lock);
+    for (int g = 0; g < GROUPS; g++) {
+        pthread_mutex_init(&group_pool[g].lock, NULL);
+        pthread_cond_init(&group_pool[g].wake, NULL);
+        pthread_cond_init(&group_pool[g].done, NULL);
+        pthread_mutex_init(&group_pool[g].serial, NULL);
+    }
+}
+
+/* takes tasks until none are left; called with pool->lock held, returns with it held */
+static void drain(host_group *pool)
+{
+    while (pool->next < pool->tasks) {
+        int task = pool->next++;
+        void (*fn)(void *, int) = pool->fn;
+        void *ctx = pool->ctx;
+        pthread_mutex_unlock(&pool->lock);
         fn(ctx, task);
-        pthread_mutex_lock(&pool.lock);
-        if (++pool.finished == pool.tasks)
-            pthread_cond_broadcast(&pool.done);
+        pthread_mutex_lock(&pool->lock);
+        if (++pool->finished == pool->tasks)
+            pthread_cond_broadcast(&pool->done);
     }
 }
 
 static void *worker(void *arg)
 {
-    (void)arg;
+    host_group *pool = arg;
     unsigned long seen = 0;
-    pthread_mutex_lock(&pool.lock);
+    pthread_mutex_lock(&pool->lock);
     for (;;) {
-        while (pool.generation == seen)
-            pthread_cond_wait(&pool.wake, &pool.lock);
-        seen = pool.generation;
-        drain();
+        while (pool->generation == seen)
+            pthread_cond_wait(&pool->wake, &pool->lock);
+        seen = pool->generation;
+        drain(pool);
     }
     return NULL;
 }
 
-static void start_workers(void)
+/* group g's workers, started on its first use: each of ngroups groups gets its share of the
+ * cores (the calling thread of each included), at most MAX_WORKERS */
+static int group_threads(int g, int ngroups)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int want = cores > 1 ? (int)(cores - 1) : 0;
-    if (want > MAX_WORKERS)
-        want = MAX_WORKERS;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    for (int i = 0; i < want; i++) {
-        pthread_t t;
-        if (pthread_create(&t, &attr, worker, NULL) == 0)
-            pool.workers++;
+    pthread_once(&groups_once, init_groups);
+    host_group *pool = &group_pool[g];
+    pthread_mutex_lock(&pool->serial);
+    if (!pool->want) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        long share = cores / (ngroups > 0 ? ngroups : 1);
+        int want = share > 1 ? (int)(share - 1) : 0;
+        pool->want = want > MAX_WORKERS ? MAX_WORKERS : want > 0 ? want : -1;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        for (int i = 0; i < pool->want; i++) {
+            pthread_t t;
+            if (pthread_create(&t, &attr, worker, pool) == 0)
+                pool->workers++;
+        }
+        pthread_attr_destroy(&attr);
     }
-    pthread_attr_destroy(&attr);
+    pthread_mutex_unlock(&pool->serial);
+    return pool->workers + 1;
 }
 
 int shim_host_threads(void)
 {
-    pthread_once(&pool_once, start_workers);
-    return pool.workers + 1;
+    return group_threads(0, 1);
 }
 
-void shim_host_parallel(int tasks, void (*fn)(void *ctx, int task), void *ctx)
+int shim_host_group_threads(int group, int groups)
 {
-    if (tasks <= 1 || shim_host_threads() == 1) {
+    return group_threads(group % GROUPS, groups);
+}
+
+void shim_host_parallel_in(int group, int groups, int tasks, void (*fn)(void *ctx, int task), void *ctx)
+{
+    group %= GROUPS;
+    if (tasks <= 1 || group_threads(group, groups) == 1) {
         for (int i = 0; i < tasks; i++)
             fn(ctx, i);
         return;
     }
-    pthread_mutex_lock(&pool.serial);
-    pthread_mutex_lock(&pool.lock);
-    pool.fn = fn;
-    pool.ctx = ctx;
-    pool.tasks = tasks;
-    pool.next = 0;
-    pool.finished = 0;
-    pool.generation++;
-    pthread_cond_broadcast(&pool.wake);
-    drain();
-    while (pool.finished < pool.tasks)
-        pthread_cond_wait(&pool.done, &pool.lock);
-    pthread_mutex_unlock(&pool.lock);
-    pthread_mutex_unlock(&pool.serial);
+    host_group *pool = &group_pool[group];
+    pthread_mutex_lock(&pool->serial);
+    pthread_mutex_lock(&pool->lock);
+    pool->fn = fn;
+    pool->ctx = ctx;
+    pool->tasks = tasks;
+    pool->next = 0;
+    pool->finished = 0;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->wake);
+    drain(pool);
+    while (pool->finished < pool->tasks)
+        pthread_cond_wait(&pool->done, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
+    pthread_mutex_unlock(&pool->serial);
+}
+
+void shim_host_parallel(int tasks, void (*fn)(void *ctx, int task), void *ctx)
+{
+    shim_host_parallel_in(0, 1, tasks, fn, ctx);
 }

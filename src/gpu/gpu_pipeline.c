@@ -100,18 +100,27 @@ static void pack_task(void *ctx, int task)
     }
 }
 
+static __thread int host_group, host_groups = 1; /* the calling thread's host threads (a share of a
+                                                     call spread over several GPUs packs on its own) */
+
+void shim_pipeline_host_group(int group, int groups)
+{
+    host_group = group;
+    host_groups = groups > 0 ? groups : 1;
+}
+
 void shim_host_pack(float *host, int64_t ld, float *pinned, int rows, int cols, int to_host)
 {
     size_t bytes = sizeof(float) * (size_t)rows * (size_t)cols;
     /* below ~256 KB a task costs more to hand out than to do */
     int tasks = (int)(bytes >> 18);
-    int threads = shim_host_threads();
+    int threads = shim_host_group_threads(host_group, host_groups);
     if (tasks > threads)
         tasks = threads;
     if (tasks < 1)
         tasks = 1;
     pack_job j = {host, ld, pinned, rows, cols, to_host, tasks};
-    shim_host_parallel(tasks, pack_task, &j);
+    shim_host_parallel_in(host_group, host_groups, tasks, pack_task, &j);
 }
 
 /* ---- the ring of pinned buffers ----------------------------------------------------------------- */

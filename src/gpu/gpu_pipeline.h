@@ -76,6 +76,9 @@ typedef struct shim_pipeline shim_pipeline;
 /* starts a pipeline on the calling thread's streams; the pieces of outputs it writes back into
  * the caller's memory are listed in *written (see src/gpu/written.h) */
 shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, shim_written *written);
+/* the host threads the calling thread's packing runs on: group of groups (src/cpu/host_pool.h);
+ * 0 of 1 unless a call spread over several GPUs says otherwise */
+void shim_pipeline_host_group(int group, int groups);
 /* device bytes that are still free for this call (the SHIMBLAS_DEVICE_MEMORY cap and the device) */
 size_t shim_pipeline_budget(void);
 

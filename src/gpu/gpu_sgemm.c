@@ -109,6 +109,7 @@ static int run_bands(sgemm_job *job, shim_written *written, const char **why)
 typedef struct device_share {
     sgemm_job *job;
     int device;
+    int group, groups; /* its host threads: group of groups */
     shim_written written;
     int rc;
     char why[256];
@@ -118,7 +119,9 @@ static void *share_thread(void *arg)
 {
     device_share *s = arg;
     const char *why = NULL;
+    shim_pipeline_host_group(s->group, s->groups);
     s->rc = shim_gpu_fail(cudaSetDevice(s->device), "cudaSetDevice", &why) || run_bands(s->job, &s->written, &why);
+    shim_pipeline_host_group(0, 1);
     if (s->rc)
         snprintf(s->why, sizeof s->why, "device %d: %s", s->device, why ? why : "failed");
     return NULL;
@@ -231,7 +234,7 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
         device_share shares[SHIM_MAX_DEVICES];
         int started[SHIM_MAX_DEVICES] = {0};
         for (int d = 0; d < count; d++) {
-            shares[d] = (device_share){&job, devices[d], {0}, 0, ""};
+            shares[d] = (device_share){&job, devices[d], d, count, {0}, 0, ""};
             shim_written_init(&shares[d].written);
         }
         for (int d = 1; d < count; d++)

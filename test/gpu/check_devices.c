@@ -3,7 +3,7 @@
  *      SHIMBLAS_DEVICES=0 and with all devices, each run in a child process of its own: the outputs
  *      must be the same bits and within the float64 bound (that more than one device worked shows
  *      in case 2 and in bench/multi_gpu's times);
- *   2. the same with device 1 failing (SHIMBLAS_TEST_FAIL=gpu:2@1): both calls recovered (counted
+ *   2. the same with device 1 failing (SHIMBLAS_TEST_FAIL=gpu:1@1): both calls recovered (counted
  *      gpu_failed: device 1 took a band and failed) and within the bound;
  *   3. device operands on device 1 while device 0 is current: computed on the GPU, and device 0 is
  *      current afterwards; sgemv too;
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
     snprintf(all, sizeof all, "/tmp/check_devices.%ld.all", (long)getpid());
     snprintf(broken, sizeof broken, "/tmp/check_devices.%ld.broken", (long)getpid());
     int s1 = spawn_child(argv[0], one, "0", NULL), s2 = spawn_child(argv[0], all, "all", NULL);
-    int s3 = spawn_child(argv[0], broken, "all", "gpu:2@1");
+    int s3 = spawn_child(argv[0], broken, "all", "gpu:1@1");
     float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * N);
     fill(a, (size_t)M * K, 1);
     fill(b, (size_t)K * N, 2);
@@ -219,7 +219,7 @@ int main(int argc, char **argv)
     verdict("host data on one device and on all: the same bits", memcmp(c1, c2, sizeof(float) * 2 * (size_t)M * N) != 0);
     verdict("host data on all devices: within the float64 bound (NN and TN)",
             check("all NN", 0, M, N, K, a, b, c2) + check("all TN", 1, M, N, K, a, b, c2 + (size_t)M * N));
-    /* device 1 fails at its second launch of each call: both calls recovered (2 gpu_failed) */
+    /* device 1 fails at its first launch of each call: both calls recovered (2 gpu_failed) */
     verdict("device 1 failing: both calls recovered, within the bound",
             s3 != 20 || check("broken NN", 0, M, N, K, a, b, c3) + check("broken TN", 1, M, N, K, a, b, c3 + (size_t)M * N));
     unlink(one), unlink(all), unlink(broken);
