@@ -6,6 +6,8 @@
  * 128 x 128 blocks on 132 SMs) while giving the pipeline several tiles to overlap at n >= 4096 */
 #define TILE 2048
 #define MIN_TILE 128
+/* device buffers per operand the pipeline holds (SHIM_PIPE_MAX_SLOTS) */
+#define SHIM_PLAN_MAX_BLOCKS 128
 
 static int ceil_div(int64_t a, int64_t b)
 {
@@ -47,7 +49,7 @@ static int try_plan(int m, int n, int k, int transa, int transb, int stage_a, in
     for (int o = 0; o < 3; o++) {
         p->slots_a = stage_a ? (options[o][0] < keep_a ? options[o][0] : keep_a) : 0;
         p->slots_b = stage_b ? (options[o][1] < keep_b ? options[o][1] : keep_b) : 0;
-        if (p->slots_a > 128 || p->slots_b > 128)
+        if (p->slots_a > SHIM_PLAN_MAX_BLOCKS || p->slots_b > SHIM_PLAN_MAX_BLOCKS)
             continue;
         p->bytes = a * (size_t)p->slots_a + b * (size_t)p->slots_b + c * (size_t)p->slots_c;
         if (p->bytes <= budget)
@@ -71,6 +73,17 @@ int shim_plan_tiles(int m, int n, int k, int transa, int transb, int stage_a, in
     int kc_target = (int)(((size_t)16 << 20) / (sizeof(float) * (size_t)wide));
     kc_target = kc_target < TILE ? TILE : kc_target > 65536 ? 65536 : kc_target;
     int kc = k > 0 ? part(k, kc_target) : 1;
+    /* Every block of A and B uploaded once needs mt x kt and nt x kt device buffers, at most
+     * SHIM_PLAN_MAX_BLOCKS each: past that (n >= 23000 at 2048-wide tiles) both would be cycled and
+     * uploaded again for every tile, 16 times over at n = 32768. Longer k chunks keep the count in
+     * bounds (the memory check below still decides) */
+    int bands = ceil_div(m, tm) > ceil_div(n, tn) ? ceil_div(m, tm) : ceil_div(n, tn);
+    if (k > 0 && (stage_a || stage_b) && (int64_t)bands * ceil_div(k, kc) > SHIM_PLAN_MAX_BLOCKS &&
+        bands <= SHIM_PLAN_MAX_BLOCKS) {
+        int chunks = SHIM_PLAN_MAX_BLOCKS / bands;
+        int longer = ceil_div(ceil_div(k, chunks), MIN_TILE) * MIN_TILE;
+        kc = longer < k ? longer : k;
+    }
     for (;;) {
         if (try_plan(m, n, k, transa, transb, stage_a, stage_b, stage_c, budget, tm, tn, kc, out) == 0)
             return 0;
