@@ -40,8 +40,8 @@ static double tile_efficiency(int m, int n, int k)
     return eff > 1.0 ? 1.0 : eff;
 }
 
-void shim_predict_sgemm(const shim_cost_model *m, const shim_gemm_problem *p, shim_staging s, double *cpu_ms,
-                        double *gpu_ms)
+void shim_predict_sgemm(const shim_cost_model *m, const shim_gemm_problem *p, shim_staging s, int gpus,
+                        double *cpu_ms, double *gpu_ms)
 {
     double flops = 2.0 * p->m * (double)p->n * p->k;
     *cpu_ms = m->cpu_sgemm_call_ms + ms(flops, m->cpu_sgemm_gflops * 1e9);
@@ -62,6 +62,15 @@ void shim_predict_sgemm(const shim_cost_model *m, const shim_gemm_problem *p, sh
         ms((s.a ? a / plan.mt : 0) / chunks + (s.b ? b / plan.nt : 0) / chunks + (reads_c ? c / tiles : 0),
            upload_rate(m));
     double drain = ms(out / tiles, download_rate(m));
+    int shared = gpus < plan.mt ? gpus : plan.mt;
+    if (shared > 1 && (s.a || s.b || s.c) && (double)p->m * p->n * (double)p->k >= SHIM_SPREAD_MIN_MACS) {
+        /* per device: its bands of A and C, all of B; on the host: the copies of every device's part */
+        double dev_in = a / shared + b + (reads_c ? c : 0) / shared, dev_out = c / shared;
+        double link = max3(ms(dev_in, m->h2d_gbps * 1e9), ms(dev_out, m->d2h_gbps * 1e9), 0.0);
+        double host = ms(a + b * shared + (reads_c ? c : 0) + c, m->pack_gbps * 1e9);
+        *gpu_ms = m->gpu_call_ms + fill + max3(link, host, compute / shared) + drain;
+        return;
+    }
     *gpu_ms =
         m->gpu_call_ms + fill + max3(ms(in, upload_rate(m)), compute, ms(out, download_rate(m))) + drain;
 }

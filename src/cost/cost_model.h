@@ -26,8 +26,12 @@ typedef struct shim_staging {
     int a, b, c; /* for sgemv: a = A, b = x, c = y */
 } shim_staging;
 
-void shim_predict_sgemm(const shim_cost_model *m, const shim_gemm_problem *p, shim_staging s, double *cpu_ms,
-                        double *gpu_ms);
+/* gpus: the devices host data is spread over (SHIMBLAS_DEVICES); a call the executor would spread
+ * (host data, SHIM_SPREAD_MIN_MACS, two row bands or more) is predicted on min(gpus, bands) of them:
+ * the compute shared out, each device's link carrying its part of A and C and all of B, and the host
+ * copies of all of that on one host */
+void shim_predict_sgemm(const shim_cost_model *m, const shim_gemm_problem *p, shim_staging s, int gpus,
+                        double *cpu_ms, double *gpu_ms);
 void shim_predict_sgemv(const shim_cost_model *m, const shim_gemv_problem *p, shim_staging s, double *cpu_ms,
                         double *gpu_ms);
 

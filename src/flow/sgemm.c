@@ -101,7 +101,7 @@ static int gemm_worth_modelling(const void *problem)
 static void gemm_predict(const shim_cost_model *m, const void *problem, shim_staging staged, double *cpu_ms,
                          double *gpu_ms)
 {
-    shim_predict_sgemm(m, problem, staged, cpu_ms, gpu_ms);
+    shim_predict_sgemm(m, problem, staged, shim_gpu_host_device_count(), cpu_ms, gpu_ms);
 }
 
 static const shim_routine_ops gemm_ops = {

@@ -11,6 +11,10 @@
 /* 1 when a CUDA device can take work; otherwise 0 and *why says why */
 int shim_gpu_usable(const char **why);
 
+/* how many devices host-data calls are spread over (SHIMBLAS_DEVICES); 1 before the probe or
+ * without CUDA */
+int shim_gpu_host_device_count(void);
+
 /* One line on the GPU for the report: the device, or why there is none. probe = 0 does not
  * initialise CUDA (a process that made no GPU call is told so); snprintf's return value. */
 int shim_gpu_describe(char *out, size_t len, int probe);

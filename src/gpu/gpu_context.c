@@ -163,6 +163,11 @@ int shim_gpu_fail(cudaError_t err, const char *what, const char **why)
     return -1;
 }
 
+int shim_gpu_host_device_count(void)
+{
+    return host_device_count > 0 ? host_device_count : 1;
+}
+
 int shim_gpu_host_devices(const int **list)
 {
     *list = host_devices;

@@ -229,7 +229,7 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
     sgemm_job job = {p, a, b, c, k, plan, 0};
     /* one device, or a call too small to share: the caller's thread alone */
     if (ndev > 1 && (!a.in_place || !b.in_place || !c.in_place) && plan.mt >= 2 &&
-        (double)p->m * p->n * (double)(k > 0 ? k : 1) >= 1e9) {
+        (double)p->m * p->n * (double)(k > 0 ? k : 1) >= SHIM_SPREAD_MIN_MACS) {
         int count = ndev < plan.mt ? ndev : plan.mt;
         device_share shares[SHIM_MAX_DEVICES];
         int started[SHIM_MAX_DEVICES] = {0};

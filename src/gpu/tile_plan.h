@@ -28,4 +28,8 @@ typedef struct shim_panel_plan {
 } shim_panel_plan;
 int shim_plan_panels(int m, int n, size_t budget, shim_panel_plan *out);
 
+/* host-data sgemm of at least this many multiply-adds, with at least two row bands of tiles, is
+ * spread over the devices of SHIMBLAS_DEVICES (src/gpu/gpu_sgemm.c; the cost model predicts the same) */
+#define SHIM_SPREAD_MIN_MACS 1e9
+
 #endif

@@ -26,7 +26,7 @@ static shim_gemm_problem square(int n)
 
 static int gemm_on_gpu(const shim_cost_model *m, shim_gemm_problem p, shim_staging s, double *cpu, double *gpu)
 {
-    shim_predict_sgemm(m, &p, s, cpu, gpu);
+    shim_predict_sgemm(m, &p, s, 1, cpu, gpu);
     return shim_prefer_gpu(*cpu, *gpu);
 }
 
@@ -49,6 +49,35 @@ int main(void)
     const shim_staging host = {1, 1, 1}, device = {0, 0, 0};
     double cpu, gpu;
     char what[200];
+
+    /* several GPUs: a spread call is predicted faster, never better than perfect sharing; calls with
+     * one row band or on device data are predicted as on one GPU; and a shape one GPU does not win
+     * (a GPU no faster than the CPU) goes to two */
+    {
+        double one, two, cpu2;
+        shim_gemm_problem big = square(16384);
+        shim_predict_sgemm(&fast, &big, host, 1, &cpu, &one);
+        shim_predict_sgemm(&fast, &big, host, 2, &cpu2, &two);
+        snprintf(what, sizeof what, "16384^3 on two GPUs predicted between half and all of one (%.1f vs %.1f ms)", two,
+                 one);
+        expect(what, two < one && two > one / 2);
+        shim_gemm_problem small = square(2048);
+        shim_predict_sgemm(&fast, &small, host, 1, &cpu, &one);
+        shim_predict_sgemm(&fast, &small, host, 2, &cpu, &two);
+        expect("2048^3 (one row band) predicted the same on two GPUs", one == two);
+        shim_predict_sgemm(&fast, &big, device, 1, &cpu, &one);
+        shim_predict_sgemm(&fast, &big, device, 2, &cpu, &two);
+        expect("device operands predicted the same with two GPUs listed", one == two);
+        shim_cost_model even = fast;
+        even.gpu_sgemm_gflops = even.cpu_sgemm_gflops;
+        shim_gemm_problem mid = square(8192);
+        shim_predict_sgemm(&even, &mid, host, 1, &cpu, &one);
+        int on_one = shim_prefer_gpu(cpu, one);
+        shim_predict_sgemm(&even, &mid, host, 2, &cpu, &two);
+        snprintf(what, sizeof what, "a GPU as fast as the CPU: 8192^3 stays on the CPU with one (%.0f vs %.0f ms), goes to two (%.0f ms)",
+                 one, cpu, two);
+        expect(what, !on_one && shim_prefer_gpu(cpu, two));
+    }
 
     expect("8192^3 on host data goes to the GPU", gemm_on_gpu(&fast, square(8192), host, &cpu, &gpu));
     snprintf(what, sizeof what, "8192^3 host prediction within the 30 ms target (%.1f ms)", gpu);
