@@ -201,12 +201,15 @@ static int cache_key(uint64_t *key)
     snprintf(driver_text, sizeof driver_text, "%d", driver);
     snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
     char cpu_side[1024]; /* the CPU library the model measures (that interface's line of the report) */
+    char math[16];       /* the GPU kernels' arithmetic it measures (SHIMBLAS_SGEMM_MATH) */
+    snprintf(math, sizeof math, "sgemm math %d", shim_config_get()->sgemm_math);
     shim_cpu_describe(measured_origin.iface, cpu_side, sizeof cpu_side, 1);
     prop.name[sizeof prop.name - 1] = '\0';
     const char *parts[] = {prop.name,
                            driver_text,
                            SHIMBLAS_VERSION,
                            cpu_side,
+                           math,
                            cores,
                            getenv("OPENBLAS_CORETYPE"),
                            getenv("OPENBLAS_NUM_THREADS"),
