@@ -56,18 +56,29 @@ static inline int shim_reject_cblas(int iface, enum shim_routine routine, int in
     return SHIM_SERVED;
 }
 
-static inline int shim_api_cblas_sgemv(int iface, const shim_cblas_gemv_args *a)
+/* The start of every CBLAS call: the CBLAS globals set as reference CBLAS sets them (when the
+ * interface reports its own errors) and the layout checked, the first argument. Returns -1 to go on
+ * with *row_major set, else the call's result (the layout was illegal). */
+static inline int shim_cblas_enter(int iface, enum shim_routine routine, const char *rout, int layout, int *row_major)
 {
-    int ours = shim_reports_ourselves[iface];
+    const int ours = shim_reports_ourselves[iface];
     if (ours) {
         RowMajorStrg = 0;
         CBLAS_CallFromC = 1;
     }
-    int row_major = a->layout == CblasRowMajor;
-    if (!row_major && a->layout != CblasColMajor)
-        return shim_reject_cblas(iface, SHIM_SGEMV, 1, "cblas_sgemv", "Illegal layout setting, %d\n", a->layout);
+    *row_major = layout == CblasRowMajor;
+    if (!*row_major && layout != CblasColMajor)
+        return shim_reject_cblas(iface, routine, 1, rout, "Illegal layout setting, %d\n", layout);
     if (ours)
-        RowMajorStrg = row_major;
+        RowMajorStrg = *row_major;
+    return -1;
+}
+
+static inline int shim_api_cblas_sgemv(int iface, const shim_cblas_gemv_args *a)
+{
+    int row_major, entered = shim_cblas_enter(iface, SHIM_SGEMV, "cblas_sgemv", a->layout, &row_major);
+    if (entered >= 0)
+        return entered;
     char ta = shim_trans_char(a->trans, row_major);
     if (!ta)
         return shim_reject_cblas(iface, SHIM_SGEMV, 2, "cblas_sgemv", "Illegal TransA setting, %d\n", a->trans);
@@ -78,22 +89,15 @@ static inline int shim_api_cblas_sgemv(int iface, const shim_cblas_gemv_args *a)
     shim_gemv_problem p = {shim_trans_flag(ta), m,    n,       a->alpha, a->a, a->lda,        a->x,
                            a->incx,            a->beta, a->y, a->incy, {iface, 1}};
     shim_sgemv(&p);
-    shim_leave(ours);
+    shim_leave(shim_reports_ourselves[iface]);
     return SHIM_SERVED;
 }
 
 static inline int shim_api_cblas_sgemm(int iface, const shim_cblas_gemm_args *a)
 {
-    int ours = shim_reports_ourselves[iface];
-    if (ours) {
-        RowMajorStrg = 0;
-        CBLAS_CallFromC = 1;
-    }
-    int row_major = a->layout == CblasRowMajor;
-    if (!row_major && a->layout != CblasColMajor)
-        return shim_reject_cblas(iface, SHIM_SGEMM, 1, "cblas_sgemm", "Illegal layout setting, %d\n", a->layout);
-    if (ours)
-        RowMajorStrg = row_major;
+    int row_major, entered = shim_cblas_enter(iface, SHIM_SGEMM, "cblas_sgemm", a->layout, &row_major);
+    if (entered >= 0)
+        return entered;
     char ta = shim_trans_char(a->transa, 0), tb = shim_trans_char(a->transb, 0);
     if (!ta)
         return shim_reject_cblas(iface, SHIM_SGEMM, 2, "cblas_sgemm", "Illegal TransA setting, %d\n", a->transa);
@@ -110,7 +114,7 @@ static inline int shim_api_cblas_sgemm(int iface, const shim_cblas_gemm_args *a)
     if (info)
         return shim_reject_cblas(iface, SHIM_SGEMM, info + 1, "cblas_sgemm", "", 0);
     shim_sgemm(&p);
-    shim_leave(ours);
+    shim_leave(shim_reports_ourselves[iface]);
     return SHIM_SERVED;
 }
 
