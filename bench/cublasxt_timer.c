@@ -3,22 +3,8 @@
  * reference point for bench/multi_gpu.sh; shimblas itself never uses cuBLAS). */
 #include <cublasXt.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int compare(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
+#include "host_timer.h"
 
 int main(int argc, char **argv)
 {
@@ -27,14 +13,9 @@ int main(int argc, char **argv)
     if (n <= 0 || gpus <= 0 || gpus > 16 || reps <= 0 || reps > 100)
         return 2;
     size_t elems = (size_t)n * n;
-    float *a = malloc(sizeof(float) * elems), *b = malloc(sizeof(float) * elems), *c = malloc(sizeof(float) * elems);
-    if (!a || !b || !c)
+    float *a, *b, *c;
+    if (!host_timer_operands(n, &a, &b, &c))
         return 1;
-    for (size_t i = 0; i < elems; i++) {
-        a[i] = (float)(i % 1021) * (1.0f / 1021) - 0.5f;
-        b[i] = (float)(i % 1019) * (1.0f / 1019) - 0.5f;
-    }
-    memset(c, 0, sizeof(float) * elems);
     cublasXtHandle_t h;
     int ids[16];
     for (int i = 0; i < gpus; i++)
@@ -48,12 +29,12 @@ int main(int argc, char **argv)
     const float one = 1.0f, zero = 0.0f;
     double t[101];
     for (int r = 0; r <= reps; r++) {
-        double t0 = now_ms();
+        double t0 = host_timer_ms();
         if (cublasXtSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n) != CUBLAS_STATUS_SUCCESS)
             return 1;
-        t[r] = now_ms() - t0;
+        t[r] = host_timer_ms() - t0;
     }
-    qsort(t + 1, (size_t)reps, sizeof(double), compare);
+    host_timer_sort(t + 1, reps);
     printf("cublasxt_timer n=%d gpus=%d block=%d median_ms=%.2f min_ms=%.2f c_mid=%.6g\n", n, gpus, block,
            t[1 + reps / 2], t[1], (double)c[elems / 2 + n / 3]);
     cublasXtDestroy(h);
