@@ -45,14 +45,6 @@ static void put_line(text *t, const char *label, int (*describe)(char *, size_t,
 }
 
 
-static int describe_mode(char *out, size_t len, int unused)
-{
-    (void)unused;
-    static const char *const names[] = {"auto", "gpu", "cpu"};
-    shimblas_mode m = shim_mode();
-    return snprintf(out, len, "%s", (unsigned)m < 3 ? names[m] : "?");
-}
-
 __attribute__((visibility("default"))) size_t shimblas_report(char *buf, size_t size, int probe)
 {
     text t = {buf, size, 0};
@@ -61,7 +53,9 @@ __attribute__((visibility("default"))) size_t shimblas_report(char *buf, size_t 
     Dl_info info;
     put(&t, "shimblas %s (%s)\n", SHIMBLAS_VERSION,
         dladdr((void *)shimblas_report, &info) && info.dli_fname ? info.dli_fname : "?");
-    put_line(&t, "mode: ", describe_mode, 0);
+    static const char *const modes[] = {"auto", "gpu", "cpu"}; /* shimblas_mode's order */
+    shimblas_mode mode = shim_mode();
+    put(&t, "mode: %s\n", (unsigned)mode < 3 ? modes[mode] : "?");
     put_line(&t, "GPU: ", shim_gpu_describe, probe);
     put(&t, "CPU side of each interface (where calls that stay on the CPU go):\n");
     for (int i = 0; i < SHIM_INTERFACES; i++) {
