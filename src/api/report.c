@@ -93,8 +93,10 @@ static void report_at_exit(void)
     }
 }
 
+/* (only this variable is read at load: the configuration proper is read at the first call, so a
+ * program may still set SHIMBLAS_* variables before it) */
 __attribute__((constructor)) static void report_setup(void)
 {
-    if (shim_config_get()->report)
+    if (shim_config_flag_on(getenv("SHIMBLAS_REPORT")))
         atexit(report_at_exit);
 }

@@ -34,10 +34,14 @@ static const char *value(getter get, const char *name)
     return v && *v ? v : NULL;
 }
 
+int shim_config_flag_on(const char *v)
+{
+    return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "no") != 0 && strcasecmp(v, "off") != 0;
+}
+
 static int flag(getter get, const char *name)
 {
-    const char *v = value(get, name);
-    return v && strcmp(v, "0") != 0 && strcasecmp(v, "no") != 0 && strcasecmp(v, "off") != 0;
+    return shim_config_flag_on(value(get, name));
 }
 
 long long shim_parse_bytes(const char *s)
@@ -75,7 +79,6 @@ void shim_config_read(shim_config *c, int *initial_mode, getter get)
     *c = (shim_config){0};
     c->verbose = flag(get, "SHIMBLAS_VERBOSE");
     c->stats = flag(get, "SHIMBLAS_STATS");
-    c->report = flag(get, "SHIMBLAS_REPORT");
     c->cpu_blas = value(get, "SHIMBLAS_CPU_BLAS");
     c->sgemv_kernel = value(get, "SHIMBLAS_SGEMV_KERNEL");
     c->sgemm_kernel = value(get, "SHIMBLAS_SGEMM_KERNEL");

@@ -11,7 +11,6 @@
 typedef struct shim_config {
     int verbose;              /* SHIMBLAS_VERBOSE: one line per call on stderr */
     int stats;                /* SHIMBLAS_STATS: a summary of the counters at exit */
-    int report;               /* SHIMBLAS_REPORT: the report (shimblas_report) on stderr at exit */
     const char *cpu_blas;     /* SHIMBLAS_CPU_BLAS: path of the CPU BLAS, or NULL */
     const char *sgemv_kernel; /* SHIMBLAS_SGEMV_KERNEL: force a variant, or NULL */
     const char *sgemm_kernel; /* SHIMBLAS_SGEMM_KERNEL: force a variant, or NULL */
@@ -29,6 +28,8 @@ typedef struct shim_config {
 enum shim_test_fail { SHIM_TEST_FAIL_NONE = 0, SHIM_TEST_FAIL_GPU, SHIM_TEST_FAIL_STICKY };
 
 const shim_config *shim_config_get(void);
+/* whether a flag's value (SHIMBLAS_VERBOSE=..., NULL when unset) turns it on, as the config reads it */
+int shim_config_flag_on(const char *value);
 shimblas_mode shim_mode(void);
 
 /* What the hot path may skip, kept with the mode (src/flow/execute.h): SHIM_FAST_NONE until the
