@@ -5,8 +5,9 @@
  * [-1, 1], normal, all-positive [0, 1], heavy cancellation, wide exponents 2^-60..2^60, denormal A);
  * for every output, err = |c - c64| / sum_k |a_ik b_kj| against a float64 reference computed on the
  * host from the same floats; max and RMS per method: cuBLAS pedantic FP32 (CUBLAS_COMPUTE_32F_PEDANTIC),
- * cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32), and our fp32 (the selector's choice), 3xtf32, tf32.
- * Speed: TFLOP/s (median of 5 after warm-up) of cuBLAS pedantic FP32, our fp32 and our 3xtf32, on
+ * cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32), our fp32 (the selector's choice) and each of our
+ * tensor-core variants (3xTF32 and TF32) by name.
+ * Speed: TFLOP/s (median of 5 after warm-up) of cuBLAS pedantic FP32 and the same methods of ours, on
  * squares 2048-16384 (NN) and on the four transpose cases and the awkward shapes of docs/perf.md.
  * Usage: sgemm_math [CSV]   (markdown to stdout, one CSV of both parts) */
 #include <cublas_v2.h>
@@ -29,9 +30,25 @@
         }                                                                                                            \
     } while (0)
 
-enum method { CUBLAS_FP32, CUBLAS_TF32, OURS_FP32, OURS_3XTF32, OURS_TF32, METHODS };
-static const char *const method_names[METHODS] = {"cuBLAS FP32 (pedantic)", "cuBLAS TF32", "shimblas fp32",
-                                                  "shimblas 3xtf32", "shimblas tf32"};
+/* the methods compared: cuBLAS in two compute types, our FP32 selector, and every registered
+ * tensor-core variant of ours by name (filled in by find_methods) */
+enum { CUBLAS_FP32, CUBLAS_TF32, OURS_FP32, FIRST_VARIANT, MAX_METHODS = 16 };
+static const char *method_names[MAX_METHODS] = {"cuBLAS FP32 (pedantic)", "cuBLAS TF32", "shimblas fp32"};
+static const shim_sgemm_variant *method_variant[MAX_METHODS];
+static int METHODS = FIRST_VARIANT;
+
+static void find_methods(void)
+{
+    int count = 0;
+    const shim_sgemm_variant *all = shim_sgemm_variants(&count);
+    for (int i = 0; i < count && METHODS < MAX_METHODS; i++)
+        if (all[i].math != SHIM_SGEMM_FP32) {
+            static char names[MAX_METHODS][64];
+            snprintf(names[METHODS], sizeof names[METHODS], "shimblas %s", all[i].name);
+            method_names[METHODS] = names[METHODS];
+            method_variant[METHODS++] = &all[i];
+        }
+}
 
 static cublasHandle_t handle;
 static cudaStream_t stream;
@@ -59,9 +76,10 @@ static void run(int method, int ta, int tb, int m, int n, int k, const float *a,
                             CUBLAS_GEMM_DEFAULT));
         return;
     }
-    int math = method == OURS_3XTF32 ? SHIM_SGEMM_3XTF32 : method == OURS_TF32 ? SHIM_SGEMM_TF32 : SHIM_SGEMM_FP32;
-    shim_sgemm_args p = {ta, tb, m, n, k, 1.0f, 0.0f, a, lda, b, ldb, c, m, NULL, 0, stream, math};
-    const shim_sgemm_variant *v = shim_sgemm_select(&p);
+    const shim_sgemm_variant *v = method_variant[method];
+    shim_sgemm_args p = {ta, tb, m, n, k, 1.0f, 0.0f, a, lda, b, ldb, c, m, NULL, 0, stream, v ? v->math : SHIM_SGEMM_FP32};
+    if (!v)
+        v = shim_sgemm_select(&p);
     size_t need = shim_sgemm_work_bytes(v, &p);
     if (need > work_len) {
         BENCH_CUDA(cudaFree(work));
@@ -216,21 +234,34 @@ static void speed(FILE *csv)
     BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * max_elems));
     bench_fill_device(a, max_elems, 1);
     bench_fill_device(b, max_elems, 2);
-    const int speed_methods[] = {CUBLAS_FP32, OURS_FP32, OURS_3XTF32};
-    printf("\n## Speed: TFLOP/s, device operands (median of 5)\n\n| shape | cuBLAS FP32 (pedantic) | shimblas fp32 | "
-           "shimblas 3xtf32 | fp32 / cuBLAS | 3xtf32 / cuBLAS |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    /* every method but cuBLAS TF32 (a different accuracy class, in the accuracy table only) */
+    int speed_methods[MAX_METHODS], ns = 0;
+    for (int me = 0; me < METHODS; me++)
+        if (me != CUBLAS_TF32)
+            speed_methods[ns++] = me;
+    printf("\n## Speed: TFLOP/s, device operands (median of 5); ratios to cuBLAS FP32 (pedantic)\n\n| shape |");
+    for (int i = 0; i < ns; i++)
+        printf(" %s |", method_names[speed_methods[i]]);
+    printf("\n| --- |");
+    for (int i = 0; i < ns; i++)
+        printf(" ---: |");
+    printf("\n");
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         struct shape sh = shapes[s];
-        double tf[3];
-        for (int me = 0; me < 3; me++) {
-            timed t = {speed_methods[me], sh.ta, sh.tb, sh.m, sh.n, sh.k, a, b, c};
+        double tf[MAX_METHODS];
+        printf("| %dx%dx%d %c%c |", sh.m, sh.n, sh.k, sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N');
+        for (int i = 0; i < ns; i++) {
+            timed t = {speed_methods[i], sh.ta, sh.tb, sh.m, sh.n, sh.k, a, b, c};
             double ms = bench_median_ms(timed_run, &t, stream, 2, 5);
-            tf[me] = 2.0 * sh.m * sh.n * (double)sh.k / (ms * 1e9);
+            tf[i] = 2.0 * sh.m * sh.n * (double)sh.k / (ms * 1e9);
             fprintf(csv, "speed,%dx%dx%d %c%c,%s,%.3f,%.3f\n", sh.m, sh.n, sh.k, sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N',
-                    method_names[speed_methods[me]], ms, tf[me]);
+                    method_names[speed_methods[i]], ms, tf[i]);
+            if (i == 0)
+                printf(" %.1f |", tf[0]);
+            else
+                printf(" %.1f (%.2fx) |", tf[i], tf[i] / tf[0]);
         }
-        printf("| %dx%dx%d %c%c | %.1f | %.1f | %.1f | %.2fx | %.2fx |\n", sh.m, sh.n, sh.k, sh.ta ? 'T' : 'N',
-               sh.tb ? 'T' : 'N', tf[0], tf[1], tf[2], tf[1] / tf[0], tf[2] / tf[0]);
+        printf("\n");
         fflush(stdout);
     }
     BENCH_CUDA(cudaFree(a));
@@ -249,6 +280,7 @@ int main(int argc, char **argv)
     BENCH_CUDA(cudaStreamCreate(&stream));
     CUBLAS(cublasCreate(&handle));
     CUBLAS(cublasSetStream(handle, stream));
+    find_methods();
     accuracy(csv);
     speed(csv);
     fclose(csv);

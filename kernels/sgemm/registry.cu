@@ -67,6 +67,8 @@ size_t splitk_tail_work(const shim_sgemm_args *p)
 }
 
 enum variant_index {
+    V_TF32X3_ASYNC,
+    V_TF32_ASYNC,
     V_TF32X3_MMA,
     V_TF32_MMA,
     V_NAIVE,
@@ -91,6 +93,10 @@ enum variant_index {
  * kernel measured) is what runs when a split plan's workspace does not fit the device memory cap */
 const shim_sgemm_variant variants[V_COUNT] = {
     /* the tensor-core variants first: the FP32 ladder's order below stays what it says */
+    {"tf32x3_async", "3xTF32: mma.sync m16n8k8 fed by a 4-stage cp.async ring, split on the fragments, 128x128x32",
+     tf32_async_accepts, no_work, tf32x3_async_launch, SHIM_SGEMM_3XTF32},
+    {"tf32_async", "TF32: mma.sync m16n8k8 fed by a 4-stage cp.async ring, 128x128x32", tf32_async_accepts, no_work,
+     tf32_async_launch, SHIM_SGEMM_TF32},
     {"tf32x3_mma", "3xTF32: mma.sync m16n8k8, operands split into TF32 hi + lo, three products, 128x128x16",
      tf32_mma_accepts, no_work, tf32x3_mma_launch, SHIM_SGEMM_3XTF32},
     {"tf32_mma", "TF32: mma.sync m16n8k8, one product of TF32-rounded operands, 128x128x16", tf32_mma_accepts,
@@ -204,10 +210,13 @@ static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen
 
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 {
-    if (p->math == SHIM_SGEMM_3XTF32 && variants[V_TF32X3_MMA].accepts(p))
-        return &variants[V_TF32X3_MMA];
-    if (p->math == SHIM_SGEMM_TF32 && variants[V_TF32_MMA].accepts(p))
-        return &variants[V_TF32_MMA];
+    /* the tensor-core classes: the ring-fed kernels, else the register-staged ones (grids too large
+     * for either: the FP32 kernels below) */
+    static const int tensor_core[][2] = {{V_TF32X3_ASYNC, V_TF32X3_MMA}, {V_TF32_ASYNC, V_TF32_MMA}};
+    if (p->math == SHIM_SGEMM_3XTF32 || p->math == SHIM_SGEMM_TF32)
+        for (int v : tensor_core[p->math == SHIM_SGEMM_TF32])
+            if (variants[v].accepts(p))
+                return &variants[v];
     /* tiny products: launch latency is all there is, and naive has the least set-up */
     if (p->k <= 256 && (int64_t)p->m * p->n * std::max(p->k, 1) <= ((int64_t)1 << 18))
         return &variants[V_NAIVE];

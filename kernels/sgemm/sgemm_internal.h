@@ -24,6 +24,10 @@ cudaError_t warptile_128x64x16_launch(const shim_sgemm_args *p);
 int tf32_mma_accepts(const shim_sgemm_args *p);
 cudaError_t tf32_mma_launch(const shim_sgemm_args *p);
 cudaError_t tf32x3_mma_launch(const shim_sgemm_args *p);
+/* the same fed by a cp.async ring (tf32_async.cu) */
+int tf32_async_accepts(const shim_sgemm_args *p);
+cudaError_t tf32_async_launch(const shim_sgemm_args *p);
+cudaError_t tf32x3_async_launch(const shim_sgemm_args *p);
 
 /* C := beta*C (zeros when beta == 0) without touching A or B */
 cudaError_t scale_c_launch(const shim_sgemm_args *p);

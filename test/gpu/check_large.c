@@ -9,6 +9,7 @@
  * of offset, random positions) against float64 within 4 (k + 2) eps sum |a b|. In gpu mode (set by
  * the test): the counters must show cases 1-3 on the GPU and case 4 on the CPU. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <math.h>
@@ -204,6 +205,106 @@ static void case_gemv(void)
     free(a);
 }
 
+/* a crash says where: the frames on stderr (symbols of the library's exported and static functions
+ * as far as the dynamic symbol table knows them), the faulting address, which of the test's own
+ * buffers holds it, and the line of /proc/self/maps that does (none: an unmapped address) */
+static struct region {
+    const char *name;
+    uintptr_t start, bytes;
+} regions[8];
+
+static void watch_region(int slot, const char *name, const void *start, size_t bytes)
+{
+    regions[slot] = (struct region){name, (uintptr_t)start, bytes};
+}
+
+static void say(const char *s)
+{
+    (void)!write(2, s, strlen(s));
+}
+
+static void say_hex(uintptr_t v)
+{
+    char buf[19] = "0x";
+    for (int i = 0; i < 16; i++)
+        buf[2 + i] = "0123456789abcdef"[(v >> (60 - 4 * i)) & 15];
+    buf[18] = 0;
+    say(buf);
+}
+
+static uintptr_t parse_hex(const char **p)
+{
+    uintptr_t v = 0;
+    for (;; (*p)++) {
+        char c = **p;
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0)
+            return v;
+        v = v * 16 + (uintptr_t)d;
+    }
+}
+
+/* async-signal-safe: read(2) on /proc/self/maps, line by line */
+static void say_mapping(uintptr_t addr)
+{
+    int fd = open("/proc/self/maps", O_RDONLY);
+    if (fd < 0)
+        return;
+    static char line[512];
+    size_t len = 0;
+    int found = 0;
+    char c;
+    while (read(fd, &c, 1) == 1) {
+        if (c != '\n') {
+            if (len + 1 < sizeof line)
+                line[len++] = c;
+            continue;
+        }
+        line[len] = 0;
+        const char *p = line;
+        uintptr_t lo = parse_hex(&p);
+        p++;
+        uintptr_t hi = parse_hex(&p);
+        if (addr >= lo && addr < hi) {
+            say("  mapping: ");
+            say(line);
+            say("\n");
+            found = 1;
+        }
+        len = 0;
+    }
+    close(fd);
+    if (!found)
+        say("  mapping: none (the address is not mapped)\n");
+}
+
+static void on_crash(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    uintptr_t addr = (uintptr_t)info->si_addr;
+    say("check_large: crashed; faulting address ");
+    say_hex(addr);
+    say("\n");
+    for (int i = 0; i < (int)(sizeof regions / sizeof regions[0]); i++) {
+        if (!regions[i].name)
+            continue;
+        say(addr - regions[i].start < regions[i].bytes ? "  inside " : "  not in ");
+        say(regions[i].name);
+        say(" ");
+        say_hex(regions[i].start);
+        say(" + ");
+        say_hex(regions[i].bytes);
+        say("\n");
+    }
+    say_mapping(addr);
+    say("frames:\n");
+    backtrace_symbols_fd(frames, n, 2);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static void case_ilp64(void)
 {
     const char *provider = getenv("SHIMBLAS_TEST_PROVIDER");
@@ -227,6 +328,11 @@ static void case_ilp64(void)
     CHECK(cudaMemcpy(da, a, sizeof(float) * m, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dx, x, sizeof(float), cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dy, y0, sizeof(float) * m, cudaMemcpyHostToDevice));
+    watch_region(0, "A (device)", da, sizeof(float) * m);
+    watch_region(1, "x (device)", dx, sizeof(float));
+    watch_region(2, "y (device)", dy, sizeof(float) * m);
+    watch_region(3, "A (the test's host array)", a, sizeof(float) * m);
+    watch_region(4, "y0 (the test's host array)", y0, sizeof(float) * m);
     const float alpha = -2.0f, beta = 0.25f;
     shimblas_counts before = counts_of(0);
     sgemv_64_("N", &m, &n, &alpha, da, &m, dx, &one, &beta, dy, &one, 1);
@@ -240,6 +346,7 @@ static void case_ilp64(void)
         compare(what, i, get_device(dy, i), exact, 12 * 0x1.0p-24 * (fabs(alpha * a[i] * x[0]) + fabs(beta * y0[i])));
     }
     printf("%s %s\n", failures == before_failures ? "ok  " : "FAIL", what);
+    memset(regions, 0, sizeof regions);
     CHECK(cudaFree(da));
     CHECK(cudaFree(dx));
     CHECK(cudaFree(dy));
@@ -248,23 +355,11 @@ static void case_ilp64(void)
     free(y0);
 }
 
-/* a crash says where: the frames on stderr (symbols of the library's exported and static functions
- * as far as the dynamic symbol table knows them) */
-static void on_crash(int sig)
-{
-    void *frames[64];
-    int n = backtrace(frames, 64);
-    static const char head[] = "check_large: crashed; frames:\n";
-    (void)!write(2, head, sizeof head - 1);
-    backtrace_symbols_fd(frames, n, 2);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 int main(void)
 {
-    signal(SIGSEGV, on_crash);
-    signal(SIGBUS, on_crash);
+    struct sigaction crash = {.sa_sigaction = on_crash, .sa_flags = SA_SIGINFO};
+    sigaction(SIGSEGV, &crash, NULL);
+    sigaction(SIGBUS, &crash, NULL);
     setvbuf(stdout, NULL, _IONBF, 0);
     test_require_gpu();
     if (!shimblas_gpu_available()) {
