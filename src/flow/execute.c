@@ -99,8 +99,9 @@ void shim_execute(const shim_routine_ops *ops, const void *problem, const shim_o
         else
             ops->residency(problem, &where);
         rec.side = shim_dispatch(ops, problem, &where, &rec);
-        if (rec.side == SHIM_CPU && !config->verbose && !rec.feedback_key) {
-            /* the hot path: a call that stays on the CPU BLAS pays for nothing more */
+        if (rec.side == SHIM_CPU && !rec.via_host && !config->verbose && !rec.feedback_key) {
+            /* the hot path: a call that stays on the CPU BLAS pays for nothing more (not one with
+             * device operands: those reach the CPU BLAS only through host copies, below) */
             ops->run_cpu(problem);
             shim_stats_count(ops->routine, ops->scaling_only(problem) ? SHIM_TRIVIAL : SHIM_CPU);
             return;
