@@ -210,9 +210,9 @@ static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen
 
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 {
-    /* the tensor-core classes: the ring-fed kernels, else the register-staged ones (grids too large
-     * for either: the FP32 kernels below) */
-    static const int tensor_core[][2] = {{V_TF32X3_ASYNC, V_TF32X3_MMA}, {V_TF32_ASYNC, V_TF32_MMA}};
+    /* the tensor-core classes: the register-staged kernels (measured faster than the ring-fed ones:
+     * docs/notes/sgemm.md), else the ring-fed ones (grids too large for either: the FP32 kernels) */
+    static const int tensor_core[][2] = {{V_TF32X3_MMA, V_TF32X3_ASYNC}, {V_TF32_MMA, V_TF32_ASYNC}};
     if (p->math == SHIM_SGEMM_3XTF32 || p->math == SHIM_SGEMM_TF32)
         for (int v : tensor_core[p->math == SHIM_SGEMM_TF32])
             if (variants[v].accepts(p))
