@@ -67,6 +67,8 @@ size_t splitk_tail_work(const shim_sgemm_args *p)
 }
 
 enum variant_index {
+    V_TF32X3_WGMMA,
+    V_TF32_WGMMA,
     V_TF32X3_ASYNC,
     V_TF32_ASYNC,
     V_TF32X3_MMA,
@@ -93,6 +95,10 @@ enum variant_index {
  * kernel measured) is what runs when a split plan's workspace does not fit the device memory cap */
 const shim_sgemm_variant variants[V_COUNT] = {
     /* the tensor-core variants first: the FP32 ladder's order below stays what it says */
+    {"tf32x3_wgmma", "3xTF32: Hopper wgmma m64n128k8, both operands split into TF32 hi + lo images, 128x128x32",
+     tf32_wgmma_accepts, no_work, tf32x3_wgmma_launch, SHIM_SGEMM_3XTF32},
+    {"tf32_wgmma", "TF32: Hopper wgmma m64n128k8, one product of TF32-rounded operands, 128x128x32",
+     tf32_wgmma_accepts, no_work, tf32_wgmma_launch, SHIM_SGEMM_TF32},
     {"tf32x3_async", "3xTF32: mma.sync m16n8k8 fed by a 4-stage cp.async ring, split on the fragments, 128x128x32",
      tf32_async_accepts, no_work, tf32x3_async_launch, SHIM_SGEMM_3XTF32},
     {"tf32_async", "TF32: mma.sync m16n8k8 fed by a 4-stage cp.async ring, 128x128x32", tf32_async_accepts, no_work,
@@ -210,9 +216,11 @@ static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen
 
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 {
-    /* the tensor-core classes: the register-staged kernels (measured faster than the ring-fed ones:
-     * docs/notes/sgemm.md), else the ring-fed ones (grids too large for either: the FP32 kernels) */
-    static const int tensor_core[][2] = {{V_TF32X3_MMA, V_TF32X3_ASYNC}, {V_TF32_MMA, V_TF32_ASYNC}};
+    /* the tensor-core classes: Hopper's warpgroup MMA where the GPU has it, else the register-staged
+     * mma.sync kernels (measured faster than the ring-fed ones: docs/notes/sgemm.md), else the
+     * ring-fed ones (grids too large for all of them: the FP32 kernels) */
+    static const int tensor_core[][3] = {{V_TF32X3_WGMMA, V_TF32X3_MMA, V_TF32X3_ASYNC},
+                                         {V_TF32_WGMMA, V_TF32_MMA, V_TF32_ASYNC}};
     if (p->math == SHIM_SGEMM_3XTF32 || p->math == SHIM_SGEMM_TF32)
         for (int v : tensor_core[p->math == SHIM_SGEMM_TF32])
             if (variants[v].accepts(p))

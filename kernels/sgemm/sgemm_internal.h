@@ -28,6 +28,10 @@ cudaError_t tf32x3_mma_launch(const shim_sgemm_args *p);
 int tf32_async_accepts(const shim_sgemm_args *p);
 cudaError_t tf32_async_launch(const shim_sgemm_args *p);
 cudaError_t tf32x3_async_launch(const shim_sgemm_args *p);
+/* the same on Hopper's warpgroup MMA (tf32_wgmma.cu, sm_90a; accepts only there) */
+int tf32_wgmma_accepts(const shim_sgemm_args *p);
+cudaError_t tf32_wgmma_launch(const shim_sgemm_args *p);
+cudaError_t tf32x3_wgmma_launch(const shim_sgemm_args *p);
 
 /* C := beta*C (zeros when beta == 0) without touching A or B */
 cudaError_t scale_c_launch(const shim_sgemm_args *p);

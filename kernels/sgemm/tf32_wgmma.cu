@@ -1,0 +1,336 @@
+/* SGEMM on the tensor cores, third rung: Hopper's warpgroup MMA (wgmma, sm_90a) in one TF32 pass or
+ * three (3xTF32; the parameter PASSES), the arithmetic of tf32_mma.cu on the faster instruction.
+ *   - 128x128 block tiles, k tiles of 32, two warpgroups of 64 rows x 128 columns; each k tile is
+ *     wgmma.m64n128k8 x 4 k steps x PASSES per warpgroup.
+ *   - Both operands come from shared memory, K-major without swizzle (TF32 has no other form):
+ *     8 x 4 "core matrices" of 128 contiguous bytes, the next along k 128 bytes on, the next 8 rows
+ *     1024 bytes on. Each is split once, on its way into shared memory, into three images: hi, hx
+ *     (hi with Inf/NaN replaced by 0, for the cross terms) and lo. (A from registers, split on the
+ *     fragments, needed 48 more registers per thread and spilled.)
+ *   - Operands go global -> registers -> shared memory (guarded loads: any transpose, leading
+ *     dimension, alignment and edge; zeros past the edges), two shared stages: the next tile is
+ *     split and stored while the tensor cores run on this one, and the tile after it is loaded.
+ *     A warp's loads and stores cover blocks of 8 rows x 4 k, laid so that its shared-memory stores
+ *     hit 32 different banks in either storage order.
+ *   - Each k tile's products go into fresh accumulators (the first wgmma of the tile does not add),
+ *     then added to the running sums with FP32 adds, as in tf32_mma.cu; the IEEE guards of the split
+ *     are the same (Inf/NaN have lo = 0 and count as 0 in the cross terms; a finite value whose TF32
+ *     rounding would overflow is truncated).
+ * Built for sm_90a only (wgmma has no portable form); elsewhere the variant does not accept.
+ * The k order of every output element is fixed: results are bitwise reproducible. */
+#include <atomic>
+#include <cstdint>
+
+#include "sgemm_device.cuh"
+#include "sgemm_internal.h"
+
+namespace sgemm {
+namespace {
+
+constexpr int BM = 128, BN = 128, BK = 32, THREADS = 256;
+constexpr int PER_THREAD = BM * BK / THREADS; /* elements of A (and of B) each thread moves per k tile */
+constexpr int CORE_K = 128;                   /* bytes to the next core matrix along k (LBO) */
+constexpr int CORE_N = BK / 4 * CORE_K;       /* bytes to the next 8 rows of n (SBO) */
+constexpr int IMAGE_BYTES = BN * BK * 4;   /* one 128 x 32 image (BM == BN) */
+constexpr int STAGE_BYTES = 6 * IMAGE_BYTES; /* A's three images, then B's */
+constexpr int SMEM_BYTES = 2 * STAGE_BYTES;
+enum { HI = 0, HX = 1, LO = 2 };
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define SHIM_WGMMA_DEVICE 1
+#endif
+
+/* where element (r, k) of an image sits (r: m for A, n for B) */
+__device__ __forceinline__ int image_offset(int r, int k)
+{
+    return r / 8 * CORE_N + k / 4 * CORE_K + r % 8 * 16 + k % 4 * 4;
+}
+
+/* element e of this thread's share of a 128 x 32 tile. A warp moves blocks of 8 rows x 4 k, its
+ * lanes along the operand's contiguous side first (coalesced loads; stores to 32 different banks
+ * of an image). A thread keeps to two rows of a K-contiguous operand and to one k of an
+ * R-contiguous one, so that its addresses are a base and constant offsets. */
+template <bool KC> __device__ __forceinline__ void share(int e, int warp, int lane, int &r, int &k)
+{
+    if (KC) {
+        r = (warp * 2 + e % 2) * 8 + lane / 4;
+        k = e / 2 * 4 + lane % 4;
+    } else {
+        r = e * 8 + lane % 8;
+        k = warp * 4 + lane / 8;
+    }
+}
+
+template <bool KC>
+__device__ __forceinline__ void load_share(const operand &x, int r0, int k0, int kend, int warp, int lane,
+                                           float v[PER_THREAD])
+{
+#pragma unroll
+    for (int e = 0; e < PER_THREAD; ++e) {
+        int r, k;
+        share<KC>(e, warp, lane, r, k);
+        v[e] = load_or_zero<KC>(x, r0 + r, k0 + k, kend);
+    }
+}
+
+__device__ __forceinline__ uint32_t tf32_round(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+}
+
+struct split_value {
+    uint32_t hi, hx, lo;
+};
+
+template <int PASSES> __device__ __forceinline__ split_value split(float x)
+{
+    const uint32_t bits = __float_as_uint(x);
+    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
+    uint32_t hi = tf32_round(x);
+    if (finite && (hi & 0x7f800000u) == 0x7f800000u)
+        hi = bits & 0xffffe000u; /* rounding overflowed: truncate to TF32 instead */
+    split_value v;
+    v.hi = hi;
+    v.hx = PASSES == 3 && finite ? hi : 0u;
+    v.lo = PASSES == 3 && finite ? tf32_round(x - __uint_as_float(hi)) : 0u;
+    return v;
+}
+
+/* one operand's share of a k tile, split into its images at image0 */
+template <int PASSES, bool KC>
+__device__ __forceinline__ void store_images(char *image0, const float v[PER_THREAD], int warp, int lane)
+{
+#pragma unroll
+    for (int e = 0; e < PER_THREAD; ++e) {
+        int r, k;
+        share<KC>(e, warp, lane, r, k);
+        const split_value s = split<PASSES>(v[e]);
+        char *at = image0 + image_offset(r, k);
+        *reinterpret_cast<uint32_t *>(at + HI * IMAGE_BYTES) = s.hi;
+        if (PASSES == 3) {
+            *reinterpret_cast<uint32_t *>(at + HX * IMAGE_BYTES) = s.hx;
+            *reinterpret_cast<uint32_t *>(at + LO * IMAGE_BYTES) = s.lo;
+        }
+    }
+}
+
+/* this thread's share of a k tile into a stage */
+template <int PASSES, bool KCA, bool KCB>
+__device__ __forceinline__ void store_share(char *stage, const float va[PER_THREAD], const float vb[PER_THREAD],
+                                            int warp, int lane)
+{
+    store_images<PASSES, KCA>(stage, va, warp, lane);
+    store_images<PASSES, KCB>(stage + 3 * IMAGE_BYTES, vb, warp, lane);
+    /* the tensor cores read these through the async proxy */
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* a shared-memory matrix descriptor: K-major, no swizzle, the strides above */
+__device__ __forceinline__ uint64_t descriptor(uint32_t addr)
+{
+    return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)(CORE_K >> 4) << 16 | (uint64_t)(CORE_N >> 4) << 32;
+}
+
+/* keeps the compiler from moving reads or writes of r across the asynchronous MMAs */
+__device__ __forceinline__ void fence_register(float &r)
+{
+    asm volatile("" : "+f"(r)::"memory");
+}
+
+/* d (+)= a b: a 64 x 8 TF32 tile of A and an 8 x 128 one of B, by descriptor; accumulate 0: d = a b */
+__device__ __forceinline__ void wgmma(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate)
+{
+#ifdef SHIM_WGMMA_DEVICE
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+                 "}, %64, %65, p, 1, 1;\n"
+                 "}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+#endif
+}
+
+template <int PASSES, bool KCA, bool KCB>
+__global__ void __launch_bounds__(THREADS, 1) tf32_wgmma_kernel(const problem p, int tiles_m)
+{
+#ifdef SHIM_WGMMA_DEVICE
+    extern __shared__ __align__(128) char smem[];
+    int tm, tn;
+    tile_coords<RASTER_GROUP>((int)blockIdx.x, tiles_m, (int)(gridDim.x / tiles_m), tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int tid = (int)threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int row0 = warp / 4 * 64 + warp % 4 * 16; /* this warp's 16 rows of the 128 */
+    const int g = lane / 4, t = lane % 4;           /* the accumulators' coordinates: group, thread in it */
+    const int ktiles = (p.k + BK - 1) / BK;
+    const uint32_t smem_base = smem_addr(smem);
+
+    float va[PER_THREAD], vb[PER_THREAD];
+    load_share<KCA>(p.a, m0, 0, p.k, warp, lane, va);
+    load_share<KCB>(p.b, n0, 0, p.k, warp, lane, vb);
+    store_share<PASSES, KCA, KCB>(smem, va, vb, warp, lane);
+    if (ktiles > 1) {
+        load_share<KCA>(p.a, m0, BK, p.k, warp, lane, va);
+        load_share<KCB>(p.b, n0, BK, p.k, warp, lane, vb);
+    }
+    __syncthreads();
+
+    float acc[64], part[64];
+#pragma unroll
+    for (int i = 0; i < 64; ++i)
+        acc[i] = part[i] = 0.0f;
+
+    for (int kt = 0; kt < ktiles; ++kt) {
+        const int s = kt & 1;
+        /* this warpgroup's 64 rows of A's images, and B's images */
+        uint32_t stage = smem_base + s * STAGE_BYTES;
+        asm volatile("" : "+r"(stage)); /* computed here, not 24 descriptors per stage held across the loop */
+        const uint32_t a_images = stage + warp / 4 * 8 * CORE_N;
+        const uint32_t b_images = stage + 3 * IMAGE_BYTES;
+#pragma unroll
+        for (int i = 0; i < 64; ++i)
+            fence_register(part[i]);
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+            const uint32_t a = a_images + ks * 2 * CORE_K, b = b_images + ks * 2 * CORE_K;
+            if (PASSES == 3) { /* the small terms first */
+                wgmma(part, descriptor(a + LO * IMAGE_BYTES), descriptor(b + HX * IMAGE_BYTES), ks);
+                wgmma(part, descriptor(a + HX * IMAGE_BYTES), descriptor(b + LO * IMAGE_BYTES), 1);
+                wgmma(part, descriptor(a + HI * IMAGE_BYTES), descriptor(b + HI * IMAGE_BYTES), 1);
+            } else {
+                wgmma(part, descriptor(a + HI * IMAGE_BYTES), descriptor(b + HI * IMAGE_BYTES), ks);
+            }
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        /* while the tensor cores run: the next tile into the other stage (last read by the MMAs of
+         * tile kt - 1, finished before the barrier that ended it), the one after into registers */
+        if (kt + 1 < ktiles) {
+            store_share<PASSES, KCA, KCB>(smem + (s ^ 1) * STAGE_BYTES, va, vb, warp, lane);
+            if (kt + 2 < ktiles) {
+                load_share<KCA>(p.a, m0, (kt + 2) * BK, p.k, warp, lane, va);
+                load_share<KCB>(p.b, n0, (kt + 2) * BK, p.k, warp, lane, vb);
+            }
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+        for (int i = 0; i < 64; ++i)
+            fence_register(part[i]);
+#pragma unroll
+        for (int i = 0; i < 64; ++i)
+            acc[i] += part[i];
+        __syncthreads();
+    }
+
+    /* accumulator 4 j + e: row g (+ 8 for e >= 2), column 8 j + 2 t (+ 1 for odd e) */
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int row = m0 + row0 + g + (e >= 2 ? 8 : 0);
+            const int col = n0 + 8 * j + 2 * t + (e & 1);
+            if (row < p.m && col < p.n)
+                store_c1(p, row, col, acc[4 * j + e]);
+        }
+#else
+    (void)p;
+    (void)tiles_m;
+    __trap(); /* not built for this GPU: the variant does not accept (wgmma_usable) */
+#endif
+}
+
+template <int PASSES, bool KCA, bool KCB>
+cudaError_t launch_layout(const problem &q, int tiles_m, int blocks, cudaStream_t stream)
+{
+    void (*kernel)(const problem, int) = tf32_wgmma_kernel<PASSES, KCA, KCB>;
+    /* once per instantiation and device (the attributes are a device's); not cached on failure, so
+     * a later call retries */
+    static std::atomic<unsigned long long> configured{0};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64)
+        device = 0;
+    const unsigned long long bit = 1ull << device;
+    if (!(configured.load(std::memory_order_acquire) & bit)) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        if (err != cudaSuccess)
+            return err;
+        configured.fetch_or(bit, std::memory_order_release);
+    }
+    kernel<<<(unsigned)blocks, THREADS, SMEM_BYTES, stream>>>(q, tiles_m);
+    return cudaGetLastError();
+}
+
+template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
+{
+    const problem q = make_problem(p);
+    const int tiles_m = (p->m + BM - 1) / BM;
+    const int64_t blocks = (int64_t)tiles_m * ((p->n + BN - 1) / BN);
+    if (blocks > INT32_MAX)
+        return cudaErrorInvalidConfiguration;
+    /* op(A) is K-contiguous when A is stored transposed; op(B)^T when B is not */
+    const bool kca = p->transa != 0, kcb = p->transb == 0;
+    if (kca)
+        return kcb ? launch_layout<PASSES, true, true>(q, tiles_m, (int)blocks, p->stream)
+                   : launch_layout<PASSES, true, false>(q, tiles_m, (int)blocks, p->stream);
+    return kcb ? launch_layout<PASSES, false, true>(q, tiles_m, (int)blocks, p->stream)
+               : launch_layout<PASSES, false, false>(q, tiles_m, (int)blocks, p->stream);
+}
+
+/* the current device is a compute capability 9.0 GPU and this file was built for sm_90a; asked once
+ * per device */
+bool wgmma_usable()
+{
+#ifndef SHIM_WGMMA_BUILT
+    return false;
+#else
+    static std::atomic<unsigned long long> known{0}, usable{0};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
+        cudaGetLastError();
+        return false;
+    }
+    const unsigned long long bit = 1ull << device;
+    if (!(known.load(std::memory_order_acquire) & bit)) {
+        int major = 0, minor = 0;
+        const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+                        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
+                        major == 9 && minor == 0;
+        cudaGetLastError(); /* the probe's error is not the caller's */
+        if (ok)
+            usable.fetch_or(bit, std::memory_order_relaxed);
+        known.fetch_or(bit, std::memory_order_release);
+    }
+    return (usable.load(std::memory_order_relaxed) & bit) != 0;
+#endif
+}
+
+} // namespace
+
+int tf32_wgmma_accepts(const shim_sgemm_args *p)
+{
+    return wgmma_usable() && (int64_t)((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN) <= INT32_MAX;
+}
+cudaError_t tf32_wgmma_launch(const shim_sgemm_args *p)
+{
+    return launch<1>(p);
+}
+cudaError_t tf32x3_wgmma_launch(const shim_sgemm_args *p)
+{
+    return launch<3>(p);
+}
+
+} // namespace sgemm
