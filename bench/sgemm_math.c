@@ -9,7 +9,9 @@
  * tensor-core variants (3xTF32 and TF32) by name.
  * Speed: TFLOP/s (median of 5 after warm-up) of cuBLAS pedantic FP32 and the same methods of ours, on
  * squares 2048-16384 (NN) and on the four transpose cases and the awkward shapes of docs/perf.md.
- * Usage: sgemm_math [CSV]   (markdown to stdout, one CSV of both parts) */
+ * Usage: sgemm_math [CSV]   (markdown to stdout, one CSV of both parts)
+ *        sgemm_math CSV profile VARIANT M N K   (that variant alone on one NN shape, for a profiler:
+ *        one warm-up, three timed launches) */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -269,6 +271,29 @@ static void speed(FILE *csv)
     BENCH_CUDA(cudaFree(c));
 }
 
+/* one variant on one NN shape: what a profiler looks at */
+static int profile(const char *name, int m, int n, int k)
+{
+    int me = 0;
+    for (int i = FIRST_VARIANT; i < METHODS; i++)
+        if (strcmp(method_variant[i]->name, name) == 0)
+            me = i;
+    if (!me) {
+        fprintf(stderr, "sgemm_math: no tensor-core variant named %s\n", name);
+        return 2;
+    }
+    float *a, *b, *c;
+    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * (size_t)m * k));
+    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * (size_t)k * n));
+    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * (size_t)m * n));
+    bench_fill_device(a, (size_t)m * k, 1);
+    bench_fill_device(b, (size_t)k * n, 2);
+    timed t = {me, 0, 0, m, n, k, a, b, c};
+    double ms = bench_median_ms(timed_run, &t, stream, 1, 3);
+    printf("%s %dx%dx%d NN: %.3f ms, %.1f TFLOP/s\n", name, m, n, k, ms, 2.0 * m * n * (double)k / (ms * 1e9));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     FILE *csv = fopen(argc > 1 ? argv[1] : "sgemm_math.csv", "w");
@@ -281,6 +306,8 @@ int main(int argc, char **argv)
     CUBLAS(cublasCreate(&handle));
     CUBLAS(cublasSetStream(handle, stream));
     find_methods();
+    if (argc > 6 && strcmp(argv[2], "profile") == 0)
+        return profile(argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
     accuracy(csv);
     speed(csv);
     fclose(csv);
