@@ -1,7 +1,8 @@
 /* SGEMM on the tensor cores, third rung: Hopper's warpgroup MMA (wgmma, sm_90a) in one TF32 pass or
  * three (3xTF32; the parameter PASSES), the arithmetic of tf32_mma.cu on the faster instruction.
- *   - 128x128 block tiles, k tiles of 32, two warpgroups of 64 rows x 128 columns; each k tile is
- *     wgmma.m64n128k8 x 4 k steps x PASSES per warpgroup.
+ *   - 128x128 block tiles, k tiles of 32, four warpgroups of 64 rows x 64 columns; each k tile is
+ *     wgmma.m64n64k8 x 4 k steps x PASSES per warpgroup. (Two warpgroups of 64 x 128 held 128
+ *     accumulator registers per thread and spilled: docs/notes/sgemm.md.)
  *   - Both operands come from shared memory, K-major without swizzle (TF32 has no other form):
  *     8 x 4 "core matrices" of 128 contiguous bytes, the next along k 128 bytes on, the next 8 rows
  *     1024 bytes on. Each is split once, on its way into shared memory, into three images: hi, hx
@@ -27,8 +28,13 @@
 namespace sgemm {
 namespace {
 
-constexpr int BM = 128, BN = 128, BK = 32, THREADS = 256;
-constexpr int PER_THREAD = BM * BK / THREADS; /* elements of A (and of B) each thread moves per k tile */
+constexpr int BM = 128, BN = 128, BK = 32;
+constexpr int WG_N = 64;                             /* a warpgroup's columns: 64 rows x WG_N */
+constexpr int WARPGROUPS = BM / 64 * (BN / WG_N);
+constexpr int THREADS = 128 * WARPGROUPS;
+constexpr int ACC = WG_N / 2;                        /* accumulators per thread */
+constexpr int PER_THREAD = BM * BK / THREADS;        /* elements of A (and of B) each thread moves per k tile */
+static_assert(WG_N == 64, "the wgmma below is m64n64k8");
 constexpr int CORE_K = 128;                   /* bytes to the next core matrix along k (LBO) */
 constexpr int CORE_N = BK / 4 * CORE_K;       /* bytes to the next 8 rows of n (SBO) */
 constexpr int IMAGE_BYTES = BN * BK * 4;   /* one 128 x 32 image (BM == BN) */
@@ -46,31 +52,41 @@ __device__ __forceinline__ int image_offset(int r, int k)
     return r / 8 * CORE_N + k / 4 * CORE_K + r % 8 * 16 + k % 4 * 4;
 }
 
-/* element e of this thread's share of a 128 x 32 tile. A warp moves blocks of 8 rows x 4 k, its
- * lanes along the operand's contiguous side first (coalesced loads; stores to 32 different banks
- * of an image). A thread keeps to two rows of a K-contiguous operand and to one k of an
- * R-contiguous one, so that its addresses are a base and constant offsets. */
-template <bool KC> __device__ __forceinline__ void share(int e, int warp, int lane, int &r, int &k)
+/* This thread's share of a 128 x 32 tile: PER_THREAD elements, at (r0 + dr(e), k0 + dk(e)) from a
+ * base (r0, k0) of its own. A warp moves blocks of 8 rows x 4 k, its lanes along the operand's
+ * contiguous side first (coalesced loads; stores to 32 different banks of an image). A thread keeps
+ * to one or two rows of a K-contiguous operand and to one k of an R-contiguous one, so that its
+ * addresses are one or two bases and constant offsets (the steps are multiples of 8 rows and 4 k:
+ * in an image they are constant offsets too). */
+static_assert(PER_THREAD == 8 || PER_THREAD == 16, "one or two rows, one k, per thread");
+struct share {
+    int r0, k0;
+};
+
+template <bool KC> __device__ __forceinline__ share share_base(unsigned warp, unsigned lane)
 {
-    if (KC) {
-        r = (warp * 2 + e % 2) * 8 + lane / 4;
-        k = e / 2 * 4 + lane % 4;
-    } else {
-        r = e * 8 + lane % 8;
-        k = warp * 4 + lane / 8;
-    }
+    if (KC) /* block rows: warp (8 per thread) or 2 warp, 2 warp + 1 (16); k blocks: all 8 */
+        return {(int)(warp * (PER_THREAD / 8) * 8 + lane / 4), (int)(lane % 4)};
+    /* row blocks: 8 of the 16 (8 per thread) or all 16; one k block: warp / 2 or warp */
+    return {(int)(warp % (16 / PER_THREAD) * PER_THREAD * 8 + lane % 8), (int)(warp / (16 / PER_THREAD) * 4 + lane / 8)};
+}
+
+template <bool KC> __host__ __device__ constexpr int step_r(int e)
+{
+    return KC ? e / 8 * 8 : e * 8;
+}
+template <bool KC> __host__ __device__ constexpr int step_k(int e)
+{
+    return KC ? e % 8 * 4 : 0;
 }
 
 template <bool KC>
-__device__ __forceinline__ void load_share(const operand &x, int r0, int k0, int kend, int warp, int lane,
-                                           float v[PER_THREAD])
+__device__ __forceinline__ void load_share(const operand &x, share at, int r0, int k0, int kend, float v[PER_THREAD])
 {
+    const int r = r0 + at.r0, k = k0 + at.k0;
 #pragma unroll
-    for (int e = 0; e < PER_THREAD; ++e) {
-        int r, k;
-        share<KC>(e, warp, lane, r, k);
-        v[e] = load_or_zero<KC>(x, r0 + r, k0 + k, kend);
-    }
+    for (int e = 0; e < PER_THREAD; ++e)
+        v[e] = load_or_zero<KC>(x, r + step_r<KC>(e), k + step_k<KC>(e), kend);
 }
 
 __device__ __forceinline__ uint32_t tf32_round(float x)
@@ -100,37 +116,40 @@ template <int PASSES> __device__ __forceinline__ split_value split(float x)
 
 /* one operand's share of a k tile, split into its images at image0 */
 template <int PASSES, bool KC>
-__device__ __forceinline__ void store_images(char *image0, const float v[PER_THREAD], int warp, int lane)
+__device__ __forceinline__ void store_images(char *image0, share at, const float v[PER_THREAD])
 {
+    char *base = image0 + image_offset(at.r0, at.k0);
 #pragma unroll
     for (int e = 0; e < PER_THREAD; ++e) {
-        int r, k;
-        share<KC>(e, warp, lane, r, k);
         const split_value s = split<PASSES>(v[e]);
-        char *at = image0 + image_offset(r, k);
-        *reinterpret_cast<uint32_t *>(at + HI * IMAGE_BYTES) = s.hi;
+        char *to = base + step_r<KC>(e) / 8 * CORE_N + step_k<KC>(e) / 4 * CORE_K;
+        *reinterpret_cast<uint32_t *>(to + HI * IMAGE_BYTES) = s.hi;
         if (PASSES == 3) {
-            *reinterpret_cast<uint32_t *>(at + HX * IMAGE_BYTES) = s.hx;
-            *reinterpret_cast<uint32_t *>(at + LO * IMAGE_BYTES) = s.lo;
+            *reinterpret_cast<uint32_t *>(to + HX * IMAGE_BYTES) = s.hx;
+            *reinterpret_cast<uint32_t *>(to + LO * IMAGE_BYTES) = s.lo;
         }
     }
 }
 
 /* this thread's share of a k tile into a stage */
 template <int PASSES, bool KCA, bool KCB>
-__device__ __forceinline__ void store_share(char *stage, const float va[PER_THREAD], const float vb[PER_THREAD],
-                                            int warp, int lane)
+__device__ __forceinline__ void store_share(char *stage, share sa, share sb, const float va[PER_THREAD],
+                                            const float vb[PER_THREAD])
 {
-    store_images<PASSES, KCA>(stage, va, warp, lane);
-    store_images<PASSES, KCB>(stage + 3 * IMAGE_BYTES, vb, warp, lane);
+    store_images<PASSES, KCA>(stage, sa, va);
+    store_images<PASSES, KCB>(stage + 3 * IMAGE_BYTES, sb, vb);
     /* the tensor cores read these through the async proxy */
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-/* a shared-memory matrix descriptor: K-major, no swizzle, the strides above */
+/* a shared-memory matrix descriptor: K-major, no swizzle, the strides above. Its high word is the
+ * same for every tile, so only the low word (address and leading offset) is computed per use. */
 __device__ __forceinline__ uint64_t descriptor(uint32_t addr)
 {
-    return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)(CORE_K >> 4) << 16 | (uint64_t)(CORE_N >> 4) << 32;
+    const uint32_t lo = (addr & 0x3FFFFu) >> 4 | (uint32_t)(CORE_K >> 4) << 16, hi = CORE_N >> 4;
+    uint64_t d;
+    asm("mov.b64 %0, {%1, %2};" : "=l"(d) : "r"(lo), "r"(hi));
+    return d;
 }
 
 /* keeps the compiler from moving reads or writes of r across the asynchronous MMAs */
@@ -139,28 +158,24 @@ __device__ __forceinline__ void fence_register(float &r)
     asm volatile("" : "+f"(r)::"memory");
 }
 
-/* d (+)= a b: a 64 x 8 TF32 tile of A and an 8 x 128 one of B, by descriptor; accumulate 0: d = a b */
-__device__ __forceinline__ void wgmma(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate)
+/* d (+)= a b: a 64 x 8 TF32 tile of A and an 8 x 64 one of B, by descriptor; accumulate 0: d = a b */
+__device__ __forceinline__ void wgmma(float (&d)[ACC], uint64_t desc_a, uint64_t desc_b, int accumulate)
 {
 #ifdef SHIM_WGMMA_DEVICE
     asm volatile("{\n"
                  ".reg .pred p;\n"
-                 "setp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-                 "}, %64, %65, p, 1, 1;\n"
+                 "setp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, "
+                 "%8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, "
+                 "%24, %25, %26, %27, %28, %29, %30, %31"
+                 "}, %32, %33, p, 1, 1;\n"
                  "}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
                  : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 #endif
 }
@@ -174,35 +189,37 @@ __global__ void __launch_bounds__(THREADS, 1) tf32_wgmma_kernel(const problem p,
     tile_coords<RASTER_GROUP>((int)blockIdx.x, tiles_m, (int)(gridDim.x / tiles_m), tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int tid = (int)threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const int row0 = warp / 4 * 64 + warp % 4 * 16; /* this warp's 16 rows of the 128 */
+    const int wg_m = warp / 4 % (BM / 64), wg_n = warp / 4 / (BM / 64); /* this warpgroup's place */
+    const int row0 = wg_m * 64 + warp % 4 * 16, col0 = wg_n * WG_N; /* this warp's 16 rows, its columns */
     const int g = lane / 4, t = lane % 4;           /* the accumulators' coordinates: group, thread in it */
     const int ktiles = (p.k + BK - 1) / BK;
     const uint32_t smem_base = smem_addr(smem);
 
+    const share sa = share_base<KCA>((unsigned)warp, (unsigned)lane), sb = share_base<KCB>((unsigned)warp, (unsigned)lane);
     float va[PER_THREAD], vb[PER_THREAD];
-    load_share<KCA>(p.a, m0, 0, p.k, warp, lane, va);
-    load_share<KCB>(p.b, n0, 0, p.k, warp, lane, vb);
-    store_share<PASSES, KCA, KCB>(smem, va, vb, warp, lane);
+    load_share<KCA>(p.a, sa, m0, 0, p.k, va);
+    load_share<KCB>(p.b, sb, n0, 0, p.k, vb);
+    store_share<PASSES, KCA, KCB>(smem, sa, sb, va, vb);
     if (ktiles > 1) {
-        load_share<KCA>(p.a, m0, BK, p.k, warp, lane, va);
-        load_share<KCB>(p.b, n0, BK, p.k, warp, lane, vb);
+        load_share<KCA>(p.a, sa, m0, BK, p.k, va);
+        load_share<KCB>(p.b, sb, n0, BK, p.k, vb);
     }
     __syncthreads();
 
-    float acc[64], part[64];
+    float acc[ACC], part[ACC];
 #pragma unroll
-    for (int i = 0; i < 64; ++i)
+    for (int i = 0; i < ACC; ++i)
         acc[i] = part[i] = 0.0f;
 
     for (int kt = 0; kt < ktiles; ++kt) {
         const int s = kt & 1;
-        /* this warpgroup's 64 rows of A's images, and B's images */
+        /* this warpgroup's 64 rows of A's images and WG_N rows of B's */
         uint32_t stage = smem_base + s * STAGE_BYTES;
         asm volatile("" : "+r"(stage)); /* computed here, not 24 descriptors per stage held across the loop */
-        const uint32_t a_images = stage + warp / 4 * 8 * CORE_N;
-        const uint32_t b_images = stage + 3 * IMAGE_BYTES;
+        const uint32_t a_images = stage + wg_m * 8 * CORE_N;
+        const uint32_t b_images = stage + 3 * IMAGE_BYTES + wg_n * (WG_N / 8) * CORE_N;
 #pragma unroll
-        for (int i = 0; i < 64; ++i)
+        for (int i = 0; i < ACC; ++i)
             fence_register(part[i]);
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
@@ -220,29 +237,29 @@ __global__ void __launch_bounds__(THREADS, 1) tf32_wgmma_kernel(const problem p,
         /* while the tensor cores run: the next tile into the other stage (last read by the MMAs of
          * tile kt - 1, finished before the barrier that ended it), the one after into registers */
         if (kt + 1 < ktiles) {
-            store_share<PASSES, KCA, KCB>(smem + (s ^ 1) * STAGE_BYTES, va, vb, warp, lane);
+            store_share<PASSES, KCA, KCB>(smem + (s ^ 1) * STAGE_BYTES, sa, sb, va, vb);
             if (kt + 2 < ktiles) {
-                load_share<KCA>(p.a, m0, (kt + 2) * BK, p.k, warp, lane, va);
-                load_share<KCB>(p.b, n0, (kt + 2) * BK, p.k, warp, lane, vb);
+                load_share<KCA>(p.a, sa, m0, (kt + 2) * BK, p.k, va);
+                load_share<KCB>(p.b, sb, n0, (kt + 2) * BK, p.k, vb);
             }
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #pragma unroll
-        for (int i = 0; i < 64; ++i)
+        for (int i = 0; i < ACC; ++i)
             fence_register(part[i]);
 #pragma unroll
-        for (int i = 0; i < 64; ++i)
+        for (int i = 0; i < ACC; ++i)
             acc[i] += part[i];
         __syncthreads();
     }
 
     /* accumulator 4 j + e: row g (+ 8 for e >= 2), column 8 j + 2 t (+ 1 for odd e) */
 #pragma unroll
-    for (int j = 0; j < 16; ++j)
+    for (int j = 0; j < WG_N / 8; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int row = m0 + row0 + g + (e >= 2 ? 8 : 0);
-            const int col = n0 + 8 * j + 2 * t + (e & 1);
+            const int col = n0 + col0 + 8 * j + 2 * t + (e & 1);
             if (row < p.m && col < p.n)
                 store_c1(p, row, col, acc[4 * j + e]);
         }
