@@ -18,6 +18,7 @@ static char reason[200];
 static cudaMemPool_t pools[SHIM_MAX_DEVICES]; /* one per device, created at the probe */
 static int device_count;                      /* devices the process sees (at most SHIM_MAX_DEVICES) */
 static int host_devices[SHIM_MAX_DEVICES], host_device_count; /* SHIMBLAS_DEVICES: for host data */
+static unsigned peer_reads[SHIM_MAX_DEVICES]; /* bit e of [d]: device e may read device d's pool */
 static atomic_size_t pool_in_use[SHIM_MAX_DEVICES];
 static pthread_key_t thread_key;
 /* set in a child forked after CUDA was initialised: the child must not touch the parent's context */
@@ -98,6 +99,18 @@ static void probe(void)
         if (err == cudaSuccess)
             err = cudaMemPoolSetAttribute(pools[d], cudaMemPoolAttrReleaseThreshold, &keep);
     }
+    /* a device's copy engines may read another's pool where the two can reach each other directly
+     * (NVLink or PCIe peer to peer): blocks staged once serve both (src/gpu/block_exchange.c) */
+    for (int d = 0; d < count && err == cudaSuccess; d++)
+        for (int e = 0; e < count; e++) {
+            int can = 0;
+            if (e == d || cudaDeviceCanAccessPeer(&can, e, d) != cudaSuccess || !can)
+                continue;
+            struct cudaMemAccessDesc access = {{cudaMemLocationTypeDevice, e}, cudaMemAccessFlagsProtReadWrite};
+            if (cudaMemPoolSetAccess(pools[d], &access, 1) == cudaSuccess)
+                peer_reads[d] |= 1u << e;
+        }
+    cudaGetLastError(); /* a refused peer mapping is not an error of the probe */
     /* the devices host data is spread over: SHIMBLAS_DEVICES's list (those that exist), else all */
     uint64_t chosen = shim_config_get()->devices;
     for (int d = 0; d < count; d++)
@@ -161,6 +174,12 @@ int shim_gpu_fail(cudaError_t err, const char *what, const char **why)
     snprintf(thread_why, sizeof thread_why, "%s: %s", what, cudaGetErrorString(err));
     *why = thread_why;
     return -1;
+}
+
+int shim_gpu_peer_readable(int reader, int owner)
+{
+    return owner >= 0 && owner < SHIM_MAX_DEVICES && reader >= 0 && reader < SHIM_MAX_DEVICES &&
+           (peer_reads[owner] >> reader & 1u);
 }
 
 int shim_gpu_host_device_count(void)

@@ -39,6 +39,8 @@ typedef struct shim_gpu_thread {
 
 /* the devices host-data calls are spread over (SHIMBLAS_DEVICES, else all), in order; the count */
 int shim_gpu_host_devices(const int **list);
+/* 1 when device reader's copies may read device owner's pool memory (peer access set up at the probe) */
+int shim_gpu_peer_readable(int reader, int owner);
 /* the device holding device or managed memory at p; -1 for other memory */
 int shim_gpu_pointer_device(const void *p);
 

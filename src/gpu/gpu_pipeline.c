@@ -265,19 +265,14 @@ int shim_cache_init(shim_pipeline *pl, shim_block_cache *c, shim_matrix_ref src,
     return 0;
 }
 
-int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0, int64_t c0, int rows,
-                   int cols, int upload, shim_dev_block *out, const char **why)
+/* the slot for tag: the one holding it (1, the compute stream then waits for it), or the next one,
+ * reserved for tag with the copy-in stream waiting for its previous user (0); -1 on failure */
+static int take_slot(shim_pipeline *pl, shim_block_cache *c, long tag, shim_dev_block *out, const char **why)
 {
-    float *host = (float *)c->src.base + c0 * c->src.ld + r0;
-    if (c->src.in_place) {
-        *out = (shim_dev_block){host, c->src.ld, -1};
-        return 0;
-    }
-    cudaStream_t in = pl->t->in, compute = pl->t->stream;
     for (int i = 0; i < c->slots; i++) {
         if (c->slot[i].tag == tag) {
             *out = (shim_dev_block){c->slot[i].dev, c->block_ld, i};
-            return fail(pl, cudaStreamWaitEvent(compute, c->slot[i].ready, 0), "stream order", why);
+            return fail(pl, cudaStreamWaitEvent(pl->t->stream, c->slot[i].ready, 0), "stream order", why) ? -1 : 1;
         }
     }
     int i = c->next;
@@ -286,8 +281,28 @@ int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0,
     s->tag = tag;
     *out = (shim_dev_block){s->dev, c->block_ld, i};
     /* the slot's previous block must be finished with before it is overwritten */
-    if (fail(pl, cudaStreamWaitEvent(in, s->idle, 0), "stream order", why))
-        return -1;
+    return fail(pl, cudaStreamWaitEvent(pl->t->in, s->idle, 0), "stream order", why) ? -1 : 0;
+}
+
+/* the block's copy-in is enqueued: the kernels that use it wait for it */
+static int block_arriving(shim_pipeline *pl, shim_block_slot *s, const char **why)
+{
+    return fail(pl, cudaEventRecord(s->ready, pl->t->in), "staging", why) ||
+           fail(pl, cudaStreamWaitEvent(pl->t->stream, s->ready, 0), "stream order", why);
+}
+
+int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0, int64_t c0, int rows,
+                   int cols, int upload, shim_dev_block *out, const char **why)
+{
+    float *host = (float *)c->src.base + c0 * c->src.ld + r0;
+    if (c->src.in_place) {
+        *out = (shim_dev_block){host, c->src.ld, -1};
+        return 0;
+    }
+    int found = take_slot(pl, c, tag, out, why);
+    if (found)
+        return found < 0 ? -1 : 0;
+    shim_block_slot *s = &c->slot[out->slot];
     if (upload) {
         pl->used_in = 1;
         if (c->src.kind != SHIM_MEM_PAGEABLE) {
@@ -295,7 +310,7 @@ int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0,
             if (fail(pl,
                      cudaMemcpy2DAsync(s->dev, sizeof(float) * (size_t)c->block_ld, host,
                                        sizeof(float) * (size_t)c->src.ld, sizeof(float) * (size_t)rows,
-                                       (size_t)cols, cudaMemcpyDefault, in),
+                                       (size_t)cols, cudaMemcpyDefault, pl->t->in),
                      "copy to the device", why))
                 return -1;
         } else {
@@ -304,8 +319,25 @@ int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0,
                 return -1;
         }
     }
-    return fail(pl, cudaEventRecord(s->ready, in), "staging", why) ||
-           fail(pl, cudaStreamWaitEvent(compute, s->ready, 0), "stream order", why);
+    return block_arriving(pl, s, why);
+}
+
+int shim_cache_get_peer(shim_pipeline *pl, shim_block_cache *c, long tag, const float *src, int src_device,
+                        cudaEvent_t src_ready, int cols, shim_dev_block *out, const char **why)
+{
+    int found = take_slot(pl, c, tag, out, why);
+    if (found)
+        return found < 0 ? -1 : 0;
+    int me = 0;
+    shim_block_slot *s = &c->slot[out->slot];
+    pl->used_in = 1;
+    return fail(pl, cudaGetDevice(&me), "cudaGetDevice", why) ||
+           fail(pl, cudaStreamWaitEvent(pl->t->in, src_ready, 0), "stream order", why) ||
+           fail(pl,
+                cudaMemcpyPeerAsync(s->dev, me, src, src_device, sizeof(float) * (size_t)c->block_ld * (size_t)cols,
+                                    pl->t->in),
+                "copy between devices", why) ||
+           block_arriving(pl, s, why);
 }
 
 int shim_cache_release(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, const char **why)

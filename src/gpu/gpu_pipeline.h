@@ -90,6 +90,10 @@ int shim_cache_init(shim_pipeline *pl, shim_block_cache *c, shim_matrix_ref src,
  * compute stream; upload == 0 only reserves room (an output whose old value is not read) */
 int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0, int64_t c0, int rows,
                    int cols, int upload, shim_dev_block *out, const char **why);
+/* the same block from another device's cache (src on src_device, block_ld and cols as this
+ * cache's, complete once src_ready has happened), copied device to device */
+int shim_cache_get_peer(shim_pipeline *pl, shim_block_cache *c, long tag, const float *src, int src_device,
+                        cudaEvent_t src_ready, int cols, shim_dev_block *out, const char **why);
 /* the compute stream has enqueued its last use of the block */
 int shim_cache_release(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, const char **why);
 /* copies the block back into the caller's matrix once the compute stream is done with it (a

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "block_exchange.h"
 #include "config.h"
 #include "gpu.h"
 #include "gpu_internal.h"
@@ -30,12 +31,14 @@ typedef struct sgemm_job {
     shim_matrix_ref a, b, c;
     int k;
     shim_tile_plan plan;
-    atomic_int next_row; /* the next row band of tiles to take */
+    atomic_int next_row;      /* the next row band of tiles to take */
+    shim_block_exchange *bx;  /* B's blocks staged once for all devices (NULL: each its own) */
 } sgemm_job;
 
 /* Runs row bands of tiles (all tile columns of band i) taken from job->next_row until none is
- * left, on the calling thread's current device; what it writes back is listed in *written. */
-static int run_bands(sgemm_job *job, shim_written *written, const char **why)
+ * left, on the calling thread's current device (`device`, the call's share `share`); what it
+ * writes back is listed in *written. */
+static int run_bands(sgemm_job *job, int share, int device, shim_written *written, const char **why)
 {
     shim_gpu_thread *t = shim_gpu_thread_state(why);
     if (!t)
@@ -67,9 +70,12 @@ static int run_bands(sgemm_job *job, shim_written *written, const char **why)
                     rc = shim_cache_get(pl, &ca, (long)i * plan.kt + l, p->transa ? l0 : i0,
                                         p->transa ? i0 : l0, p->transa ? kc : tm, p->transa ? tm : kc, 1,
                                         &ablk, why) ||
-                         shim_cache_get(pl, &cb, (long)l * plan.nt + j, p->transb ? j0 : l0,
-                                        p->transb ? l0 : j0, p->transb ? tn : kc, p->transb ? kc : tn, 1,
-                                        &bblk, why);
+                         (job->bx ? shim_exchange_get(pl, &cb, job->bx, share, device, (long)l * plan.nt + j,
+                                                      p->transb ? j0 : l0, p->transb ? l0 : j0,
+                                                      p->transb ? tn : kc, p->transb ? kc : tn, &bblk, why)
+                                  : shim_cache_get(pl, &cb, (long)l * plan.nt + j, p->transb ? j0 : l0,
+                                                   p->transb ? l0 : j0, p->transb ? tn : kc, p->transb ? kc : tn, 1,
+                                                   &bblk, why));
                 }
                 shim_sgemm_args args = {p->transa,
                                         p->transb,
@@ -95,6 +101,9 @@ static int run_bands(sgemm_job *job, shim_written *written, const char **why)
         }
     }
     rc = shim_pipeline_end(pl, rc, why);
+    /* other devices may still be copying blocks out of this one's cache */
+    if (job->bx)
+        shim_exchange_arrive(job->bx, 1);
     shim_cache_free(pl, &ca);
     shim_cache_free(pl, &cb);
     shim_cache_free(pl, &cc);
@@ -120,7 +129,10 @@ static void *share_thread(void *arg)
     device_share *s = arg;
     const char *why = NULL;
     shim_pipeline_host_group(s->group, s->groups);
-    s->rc = shim_gpu_fail(cudaSetDevice(s->device), "cudaSetDevice", &why) || run_bands(s->job, &s->written, &why);
+    s->rc = shim_gpu_fail(cudaSetDevice(s->device), "cudaSetDevice", &why);
+    if (s->rc && s->job->bx)
+        shim_exchange_arrive(s->job->bx, 0); /* (run_bands arrives itself) */
+    s->rc = s->rc || run_bands(s->job, s->group, s->device, &s->written, &why);
     shim_pipeline_host_group(0, 1);
     if (s->rc)
         snprintf(s->why, sizeof s->why, "device %d: %s", s->device, why ? why : "failed");
@@ -226,7 +238,7 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
         *why = "not enough device memory for even the smallest tiles";
         return -1;
     }
-    sgemm_job job = {p, a, b, c, k, plan, 0};
+    sgemm_job job = {p, a, b, c, k, plan, 0, NULL};
     /* one device, or a call too small to share: the caller's thread alone */
     if (ndev > 1 && (!a.in_place || !b.in_place || !c.in_place) && plan.mt >= 2 &&
         (double)p->m * p->n * (double)(k > 0 ? k : 1) >= SHIM_SPREAD_MIN_MACS) {
@@ -237,8 +249,15 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
             shares[d] = (device_share){&job, devices[d], d, count, {0}, 0, ""};
             shim_written_init(&shares[d].written);
         }
+        /* every band needs all of B: staged once, copied between the devices, when every block of
+         * it stays on the devices for the whole call and they can read each other's memory */
+        if (!b.in_place && k > 0 && plan.slots_b >= plan.kt * plan.nt && plan.kt * plan.nt <= SHIM_PIPE_MAX_SLOTS)
+            job.bx = shim_exchange_create((long)plan.kt * plan.nt, count, devices);
+        int running = 1;
         for (int d = 1; d < count; d++)
-            started[d] = submit(shares[d].device, &shares[d]);
+            running += started[d] = submit(shares[d].device, &shares[d]);
+        if (job.bx)
+            shim_exchange_expect(job.bx, running);
         share_thread(&shares[0]); /* (the caller's thread: its current device is restored by the caller) */
         int failed = 0;
         for (int d = 0; d < count; d++) {
@@ -258,9 +277,12 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
             }
             shim_written_free(&shares[d].written);
         }
+        shim_exchange_free(job.bx);
         return failed ? -1 : 0;
     }
-    return run_bands(&job, written, why) ? -1 : 0;
+    int device = 0;
+    cudaGetDevice(&device);
+    return run_bands(&job, 0, device, written, why) ? -1 : 0;
 }
 
 int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
