@@ -2,12 +2,6 @@
 
 #include <sched.h>
 #include <stdlib.h>
-#include <time.h>
-
-/* how long a share waits for the share that should stage a block before staging it itself: a
- * block takes about a millisecond to stage; longer means that share is elsewhere (started late,
- * out of bands, failed), and waiting for it would only idle this one */
-#define PREFERRED_WAIT_NS 4000000L
 
 shim_block_exchange *shim_exchange_create(long count, int sharers, const int *devices)
 {
@@ -24,7 +18,6 @@ shim_block_exchange *shim_exchange_create(long count, int sharers, const int *de
         return NULL;
     }
     x->count = count;
-    x->sharers = sharers;
     pthread_mutex_init(&x->lock, NULL);
     pthread_cond_init(&x->cv, NULL);
     return x;
@@ -38,24 +31,11 @@ void shim_exchange_expect(shim_block_exchange *x, int shares)
     pthread_mutex_unlock(&x->lock);
 }
 
-static long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
-int shim_exchange_get(shim_pipeline *pl, shim_block_cache *c, shim_block_exchange *x, int share, int device,
-                      long tag, int64_t r0, int64_t c0, int rows, int cols, shim_dev_block *out, const char **why)
+int shim_exchange_get(shim_pipeline *pl, shim_block_cache *c, shim_block_exchange *x, int device, long tag,
+                      int64_t r0, int64_t c0, int rows, int cols, shim_dev_block *out, const char **why)
 {
     shim_exchange_entry *e = &x->entry[tag];
     int state = atomic_load_explicit(&e->state, memory_order_acquire);
-    /* another share should stage it: give it a moment */
-    if (state == 0 && tag % x->sharers != share) {
-        long until = now_ns() + PREFERRED_WAIT_NS;
-        while ((state = atomic_load_explicit(&e->state, memory_order_acquire)) == 0 && now_ns() < until)
-            sched_yield();
-    }
     /* being staged: it will be published (or given up) within a block's staging time */
     while (state == 1) {
         sched_yield();
@@ -63,12 +43,12 @@ int shim_exchange_get(shim_pipeline *pl, shim_block_cache *c, shim_block_exchang
     }
     if (state == 2 && e->device != device)
         return shim_cache_get_peer(pl, c, tag, e->dev, e->device, e->ready, cols, out, why);
-    int expected = state;
-    int mine = (state == 0 || state == 3) &&
-               atomic_compare_exchange_strong_explicit(&e->state, &expected, 1, memory_order_acq_rel,
-                                                       memory_order_acquire);
-    if (!mine && expected == 1)
-        return shim_exchange_get(pl, c, x, share, device, tag, r0, c0, rows, cols, out, why); /* lost the race */
+    /* nobody has it (or its stager gave up): this share stages it, unless another claimed it first */
+    int mine = state == 0 || state == 3, expected = state;
+    if (mine && !atomic_compare_exchange_strong_explicit(&e->state, &expected, 1, memory_order_acq_rel,
+                                                         memory_order_acquire))
+        return shim_exchange_get(pl, c, x, device, tag, r0, c0, rows, cols, out, why); /* lost the race */
+    /* (state 2 here: published by this device, which holds it in its cache) */
     int rc = shim_cache_get(pl, c, tag, r0, c0, rows, cols, 1, out, why);
     if (mine) {
         if (!rc && out->slot >= 0) {

@@ -19,7 +19,6 @@ typedef struct shim_exchange_entry {
 typedef struct shim_block_exchange {
     shim_exchange_entry *entry; /* by block tag */
     long count;
-    int sharers;  /* shares of the call: block t is staged preferably by share t % sharers */
     pthread_mutex_t lock;
     pthread_cond_t cv;
     int arrived, expected; /* shares done with the exchange; how many will be (0: not known yet) */
@@ -30,11 +29,11 @@ typedef struct shim_block_exchange {
 shim_block_exchange *shim_exchange_create(long count, int sharers, const int *devices);
 /* how many shares will arrive (set once they are started) */
 void shim_exchange_expect(shim_block_exchange *x, int shares);
-/* block tag of the cache's operand, for share `share` on device `device`: published by another
- * device, it is copied from there; else this share stages it from host memory (and publishes it).
+/* block tag of the cache's operand, for the share on device `device`: published by another device,
+ * it is copied from there; being staged by another, it waits for that; else this share stages it
+ * from host memory and publishes it (the shares start at different blocks: src/gpu/gpu_sgemm.c).
  * The cache must hold every block of the call (nothing is evicted while others may read it). */
-int shim_exchange_get(shim_pipeline *pl, shim_block_cache *c, shim_block_exchange *x, int share, int device,
-                      long tag, int64_t r0, int64_t c0, int rows, int cols, shim_dev_block *out, const char **why);
+int shim_exchange_get(shim_pipeline *pl, shim_block_cache *c, shim_block_exchange *x, int device, long tag, int64_t r0, int64_t c0, int rows, int cols, shim_dev_block *out, const char **why);
 /* a share is done with the exchange (its streams are finished); with wait, returns once every
  * share is, so that no device's blocks are freed while another may still copy them */
 void shim_exchange_arrive(shim_block_exchange *x, int wait);

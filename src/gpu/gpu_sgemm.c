@@ -33,6 +33,7 @@ typedef struct sgemm_job {
     shim_tile_plan plan;
     atomic_int next_row;      /* the next row band of tiles to take */
     shim_block_exchange *bx;  /* B's blocks staged once for all devices (NULL: each its own) */
+    int sharers;              /* shares taking bands (devices) */
 } sgemm_job;
 
 /* Runs row bands of tiles (all tile columns of band i) taken from job->next_row until none is
@@ -58,7 +59,11 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
     for (int i = rc ? plan.mt : atomic_fetch_add(&job->next_row, 1); i < plan.mt && !rc;
          i = atomic_fetch_add(&job->next_row, 1)) {
         int i0 = i * plan.tm, tm = min_int(plan.tm, p->m - i0);
-        for (int j = 0; j < plan.nt && !rc; j++) {
+        /* each share starts its bands at its own part of the tile columns: the blocks of B it
+         * needs first are then ones no other share is staging (with the exchange, whoever needs a
+         * block first stages it); the order of the tiles does not change their bits */
+        for (int jj = 0; jj < plan.nt && !rc; jj++) {
+            int j = (jj + (int)((long)share * plan.nt / job->sharers)) % plan.nt;
             int j0 = j * plan.tn, tn = min_int(plan.tn, p->n - j0);
             shim_dev_block cblk;
             rc = shim_cache_get(pl, &cc, (long)i * plan.nt + j, i0, j0, tm, tn, p->beta != 0.0f, &cblk, why);
@@ -70,7 +75,7 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
                     rc = shim_cache_get(pl, &ca, (long)i * plan.kt + l, p->transa ? l0 : i0,
                                         p->transa ? i0 : l0, p->transa ? kc : tm, p->transa ? tm : kc, 1,
                                         &ablk, why) ||
-                         (job->bx ? shim_exchange_get(pl, &cb, job->bx, share, device, (long)l * plan.nt + j,
+                         (job->bx ? shim_exchange_get(pl, &cb, job->bx, device, (long)l * plan.nt + j,
                                                       p->transb ? j0 : l0, p->transb ? l0 : j0,
                                                       p->transb ? tn : kc, p->transb ? kc : tn, &bblk, why)
                                   : shim_cache_get(pl, &cb, (long)l * plan.nt + j, p->transb ? j0 : l0,
@@ -238,7 +243,7 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
         *why = "not enough device memory for even the smallest tiles";
         return -1;
     }
-    sgemm_job job = {p, a, b, c, k, plan, 0, NULL};
+    sgemm_job job = {p, a, b, c, k, plan, 0, NULL, 1};
     /* one device, or a call too small to share: the caller's thread alone */
     if (ndev > 1 && (!a.in_place || !b.in_place || !c.in_place) && plan.mt >= 2 &&
         (double)p->m * p->n * (double)(k > 0 ? k : 1) >= SHIM_SPREAD_MIN_MACS) {
@@ -253,6 +258,7 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
          * it stays on the devices for the whole call and they can read each other's memory */
         if (!b.in_place && k > 0 && plan.slots_b >= plan.kt * plan.nt && plan.kt * plan.nt <= SHIM_PIPE_MAX_SLOTS)
             job.bx = shim_exchange_create((long)plan.kt * plan.nt, count, devices);
+        job.sharers = count;
         int running = 1;
         for (int d = 1; d < count; d++)
             running += started[d] = submit(shares[d].device, &shares[d]);
