@@ -64,10 +64,12 @@ void shim_predict_sgemm(const shim_cost_model *m, const shim_gemm_problem *p, sh
     double drain = ms(out / tiles, download_rate(m));
     int shared = gpus < plan.mt ? gpus : plan.mt;
     if (shared > 1 && (s.a || s.b || s.c) && (double)p->m * p->n * (double)p->k >= SHIM_SPREAD_MIN_MACS) {
-        /* per device: its bands of A and C, all of B; on the host: the copies of every device's part */
-        double dev_in = a / shared + b + (reads_c ? c : 0) / shared, dev_out = c / shared;
+        /* per device: its bands of A and C and its share of B from the host (the rest of B comes
+         * from the other devices over their direct link: src/gpu/block_exchange.c, assumed there);
+         * on the host: the copies of A, B and C once */
+        double dev_in = (a + b + (reads_c ? c : 0)) / shared, dev_out = c / shared;
         double link = max3(ms(dev_in, m->h2d_gbps * 1e9), ms(dev_out, m->d2h_gbps * 1e9), 0.0);
-        double host = ms(a + b * shared + (reads_c ? c : 0) + c, m->pack_gbps * 1e9);
+        double host = ms(a + b + (reads_c ? c : 0) + c, m->pack_gbps * 1e9);
         *gpu_ms = m->gpu_call_ms + fill + max3(link, host, compute / shared) + drain;
         return;
     }
