@@ -20,6 +20,7 @@
 
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
+#include "tf32_split.cuh"
 
 namespace sgemm {
 namespace {
@@ -71,33 +72,6 @@ __device__ __forceinline__ void copy_tile(const operand &x, uint32_t dst0, int r
             }
         }
     }
-}
-
-__device__ __forceinline__ uint32_t tf32_round(float x)
-{
-    uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return r;
-}
-
-/* an operand value as the passes use it: hi for hi*hi, hx (hi, or 0 when not finite) for the
- * cross terms, lo */
-struct split_value {
-    uint32_t hi, hx, lo;
-};
-
-template <int PASSES> __device__ __forceinline__ split_value split(float x)
-{
-    const uint32_t bits = __float_as_uint(x);
-    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
-    uint32_t hi = tf32_round(x);
-    if (finite && (hi & 0x7f800000u) == 0x7f800000u)
-        hi = bits & 0xffffe000u; /* rounding overflowed: truncate to TF32 instead */
-    split_value v;
-    v.hi = hi;
-    v.hx = PASSES == 3 && finite ? hi : 0u;
-    v.lo = PASSES == 3 && finite ? tf32_round(x - __uint_as_float(hi)) : 0u;
-    return v;
 }
 
 __device__ __forceinline__ void mma(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0,

@@ -24,6 +24,7 @@
 
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
+#include "tf32_split.cuh"
 
 namespace sgemm {
 namespace {
@@ -89,30 +90,6 @@ __device__ __forceinline__ void load_share(const operand &x, share at, int r0, i
         v[e] = load_or_zero<KC>(x, r + step_r<KC>(e), k + step_k<KC>(e), kend);
 }
 
-__device__ __forceinline__ uint32_t tf32_round(float x)
-{
-    uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return r;
-}
-
-struct split_value {
-    uint32_t hi, hx, lo;
-};
-
-template <int PASSES> __device__ __forceinline__ split_value split(float x)
-{
-    const uint32_t bits = __float_as_uint(x);
-    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
-    uint32_t hi = tf32_round(x);
-    if (finite && (hi & 0x7f800000u) == 0x7f800000u)
-        hi = bits & 0xffffe000u; /* rounding overflowed: truncate to TF32 instead */
-    split_value v;
-    v.hi = hi;
-    v.hx = PASSES == 3 && finite ? hi : 0u;
-    v.lo = PASSES == 3 && finite ? tf32_round(x - __uint_as_float(hi)) : 0u;
-    return v;
-}
 
 /* one operand's share of a k tile, split into its images at image0 */
 template <int PASSES, bool KC>

@@ -1,0 +1,40 @@
+/* The split of an FP32 value into TF32 parts, shared by the tensor-core variants (tf32_*.cu):
+ * hi = TF32(x) rounded to nearest, lo = TF32(x - hi); 3xTF32 sums lo*hi + hi*lo + hi*hi.
+ * IEEE guards: a non-finite x has lo = 0, and its hx (the hi used in the cross terms) is 0, so that
+ * Inf * lo (lo 0 or of the other sign) adds no NaN; a finite x whose TF32 rounding overflows (|x|
+ * near FLT_MAX) is truncated instead. PASSES == 1 (plain TF32) needs hi alone. */
+#ifndef SHIM_TF32_SPLIT_CUH
+#define SHIM_TF32_SPLIT_CUH
+
+#include <cstdint>
+
+namespace sgemm {
+
+__device__ __forceinline__ uint32_t tf32_round(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+}
+
+struct split_value {
+    uint32_t hi, hx, lo;
+};
+
+template <int PASSES> __device__ __forceinline__ split_value split(float x)
+{
+    const uint32_t bits = __float_as_uint(x);
+    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
+    uint32_t hi = tf32_round(x);
+    if (finite && (hi & 0x7f800000u) == 0x7f800000u)
+        hi = bits & 0xffffe000u; /* rounding overflowed: truncate to TF32 instead */
+    split_value v;
+    v.hi = hi;
+    v.hx = PASSES == 3 && finite ? hi : 0u;
+    v.lo = PASSES == 3 && finite ? tf32_round(x - __uint_as_float(hi)) : 0u;
+    return v;
+}
+
+} // namespace sgemm
+
+#endif
