@@ -12,7 +12,9 @@
 #include "gpu_internal.h"
 #include "gpu_kernel_choice.h"
 #include "gpu_pipeline.h"
+#include "share_timeline.h"
 #include "sgemm_kernels.h"
+#include "stats.h"
 #include "tile_plan.h"
 
 SHIM_DEFINE_RUN_KERNEL(sgemm, sgemm_kernel, "SHIMBLAS_SGEMM_KERNEL")
@@ -34,6 +36,7 @@ typedef struct sgemm_job {
     atomic_int next_row;      /* the next row band of tiles to take */
     shim_block_exchange *bx;  /* B's blocks staged once for all devices (NULL: each its own) */
     int sharers;              /* shares taking bands (devices) */
+    double t0;                /* host ms at the call's start (SHIMBLAS_TIMELINE) */
 } sgemm_job;
 
 /* Runs row bands of tiles (all tile columns of band i) taken from job->next_row until none is
@@ -55,6 +58,8 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
     int rc = shim_cache_init(pl, &ca, job->a, plan.slots_a, ar, ac, why);
     rc = rc || shim_cache_init(pl, &cb, job->b, plan.slots_b, br, bc, why);
     rc = rc || shim_cache_init(pl, &cc, job->c, plan.slots_c, plan.tm, plan.tn, why);
+    shim_timeline tl;
+    shim_timeline_begin(&tl, job->t0, device, share, shim_pipeline_compute_stream(pl));
 
     for (int i = rc ? plan.mt : atomic_fetch_add(&job->next_row, 1); i < plan.mt && !rc;
          i = atomic_fetch_add(&job->next_row, 1)) {
@@ -102,13 +107,18 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
                 rc = rc || run_kernel(pl, &args, why) || shim_cache_release(pl, &ca, &ablk, why) ||
                      shim_cache_release(pl, &cb, &bblk, why);
             }
+            shim_timeline_tile(&tl, i, j, shim_pipeline_compute_stream(pl));
             rc = rc || shim_cache_put(pl, &cc, &cblk, i0, j0, tm, tn, why);
         }
     }
+    shim_timeline_mark(&tl, &tl.issue_end);
     rc = shim_pipeline_end(pl, rc, why);
+    shim_timeline_mark(&tl, &tl.end);
     /* other devices may still be copying blocks out of this one's cache */
     if (job->bx)
         shim_exchange_arrive(job->bx, 1);
+    shim_timeline_mark(&tl, &tl.joined);
+    shim_timeline_end(&tl);
     shim_cache_free(pl, &ca);
     shim_cache_free(pl, &cb);
     shim_cache_free(pl, &cc);
@@ -243,7 +253,7 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
         *why = "not enough device memory for even the smallest tiles";
         return -1;
     }
-    sgemm_job job = {p, a, b, c, k, plan, 0, NULL, 1};
+    sgemm_job job = {p, a, b, c, k, plan, 0, NULL, 1, shim_config_get()->timeline ? shim_now_ms() : 0};
     /* one device, or a call too small to share: the caller's thread alone */
     if (ndev > 1 && (!a.in_place || !b.in_place || !c.in_place) && plan.mt >= 2 &&
         (double)p->m * p->n * (double)(k > 0 ? k : 1) >= SHIM_SPREAD_MIN_MACS) {

@@ -79,6 +79,7 @@ void shim_config_read(shim_config *c, int *initial_mode, getter get)
     *c = (shim_config){0};
     c->verbose = flag(get, "SHIMBLAS_VERBOSE");
     c->stats = flag(get, "SHIMBLAS_STATS");
+    c->timeline = flag(get, "SHIMBLAS_TIMELINE");
     c->cpu_blas = value(get, "SHIMBLAS_CPU_BLAS");
     c->sgemv_kernel = value(get, "SHIMBLAS_SGEMV_KERNEL");
     c->sgemm_kernel = value(get, "SHIMBLAS_SGEMM_KERNEL");

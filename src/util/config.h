@@ -11,6 +11,7 @@
 typedef struct shim_config {
     int verbose;              /* SHIMBLAS_VERBOSE: one line per call on stderr */
     int stats;                /* SHIMBLAS_STATS: a summary of the counters at exit */
+    int timeline;             /* SHIMBLAS_TIMELINE: per device share of a host-data sgemm, when its tiles ran */
     const char *cpu_blas;     /* SHIMBLAS_CPU_BLAS: path of the CPU BLAS, or NULL */
     const char *sgemv_kernel; /* SHIMBLAS_SGEMV_KERNEL: force a variant, or NULL */
     const char *sgemm_kernel; /* SHIMBLAS_SGEMM_KERNEL: force a variant, or NULL */

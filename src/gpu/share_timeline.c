@@ -1,0 +1,69 @@
+#include "share_timeline.h"
+
+#include <stdio.h>
+
+#include "config.h"
+#include "stats.h"
+
+void shim_timeline_begin(shim_timeline *tl, double t0, int device, int share, cudaStream_t stream)
+{
+    tl->on = shim_config_get()->timeline;
+    if (!tl->on)
+        return;
+    tl->device = device;
+    tl->share = share;
+    tl->t0 = t0;
+    tl->tiles = 0;
+    tl->issue_end = tl->end = tl->joined = 0;
+    if (cudaEventCreate(&tl->start) != cudaSuccess) {
+        tl->on = 0;
+        return;
+    }
+    cudaStreamSynchronize(stream);
+    cudaEventRecord(tl->start, stream);
+    tl->gpu_base = shim_now_ms() - t0;
+}
+
+void shim_timeline_tile(shim_timeline *tl, int i, int j, cudaStream_t stream)
+{
+    if (!tl->on || tl->tiles >= SHIM_TIMELINE_TILES)
+        return;
+    int n = tl->tiles;
+    if (cudaEventCreate(&tl->tile_done[n]) != cudaSuccess)
+        return;
+    cudaEventRecord(tl->tile_done[n], stream);
+    tl->tile_row[n] = i;
+    tl->tile_col[n] = j;
+    tl->tile_issued[n] = shim_now_ms() - tl->t0;
+    tl->tiles = n + 1;
+}
+
+void shim_timeline_mark(shim_timeline *tl, double *what)
+{
+    if (tl->on)
+        *what = shim_now_ms() - tl->t0;
+}
+
+void shim_timeline_end(shim_timeline *tl)
+{
+    if (!tl->on)
+        return;
+    /* one write per line block, so that shares on other threads do not interleave inside it */
+    char buf[SHIM_TIMELINE_TILES * 40 + 256];
+    int len = snprintf(buf, sizeof buf,
+                       "shimblas timeline: device %d share %d: %d tiles, issued by %.1f ms, streams done %.1f ms, "
+                       "all shares %.1f ms; tile (row,col) issued/done ms:",
+                       tl->device, tl->share, tl->tiles, tl->issue_end, tl->end, tl->joined);
+    for (int n = 0; n < tl->tiles; n++) {
+        float ms = -1;
+        if (cudaEventElapsedTime(&ms, tl->start, tl->tile_done[n]) != cudaSuccess)
+            ms = -1;
+        if (len < (int)sizeof buf - 48)
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s(%d,%d) %.1f/%.1f", n % 8 ? " " : "\n  ",
+                            tl->tile_row[n], tl->tile_col[n], tl->tile_issued[n], tl->gpu_base + ms);
+        cudaEventDestroy(tl->tile_done[n]);
+    }
+    cudaEventDestroy(tl->start);
+    fprintf(stderr, "%s\n", buf);
+    tl->on = 0;
+}
