@@ -31,6 +31,28 @@ void shim_exchange_expect(shim_block_exchange *x, int shares)
     pthread_mutex_unlock(&x->lock);
 }
 
+/* this share has claimed entry e (state 1): stages the block into its cache (how: SHIM_GET_*) and
+ * publishes it, or gives it up for another share to stage */
+static int stage_claimed(shim_pipeline *pl, shim_block_cache *c, shim_exchange_entry *e, int device, long tag,
+                         int64_t r0, int64_t c0, int rows, int cols, int how, shim_dev_block *out, const char **why)
+{
+    int rc = shim_cache_get(pl, c, tag, r0, c0, rows, cols, how, out, why);
+    if (!rc && out->slot >= 0) {
+        e->device = device;
+        e->dev = out->ptr;
+        e->ready = c->slot[out->slot].ready;
+        atomic_store_explicit(&e->state, 2, memory_order_release);
+    } else {
+        atomic_store_explicit(&e->state, 3, memory_order_release);
+    }
+    return rc;
+}
+
+static int claim(shim_exchange_entry *e, int from)
+{
+    return atomic_compare_exchange_strong_explicit(&e->state, &from, 1, memory_order_acq_rel, memory_order_acquire);
+}
+
 int shim_exchange_get(shim_pipeline *pl, shim_block_cache *c, shim_block_exchange *x, int device, long tag,
                       int64_t r0, int64_t c0, int rows, int cols, shim_dev_block *out, const char **why)
 {
@@ -43,24 +65,23 @@ int shim_exchange_get(shim_pipeline *pl, shim_block_cache *c, shim_block_exchang
     }
     if (state == 2 && e->device != device)
         return shim_cache_get_peer(pl, c, tag, e->dev, e->device, e->ready, cols, out, why);
+    if (state == 2) /* published by this device, which holds it in its cache */
+        return shim_cache_get(pl, c, tag, r0, c0, rows, cols, SHIM_GET_UPLOAD, out, why);
     /* nobody has it (or its stager gave up): this share stages it, unless another claimed it first */
-    int mine = state == 0 || state == 3, expected = state;
-    if (mine && !atomic_compare_exchange_strong_explicit(&e->state, &expected, 1, memory_order_acq_rel,
-                                                         memory_order_acquire))
+    if (!claim(e, state))
         return shim_exchange_get(pl, c, x, device, tag, r0, c0, rows, cols, out, why); /* lost the race */
-    /* (state 2 here: published by this device, which holds it in its cache) */
-    int rc = shim_cache_get(pl, c, tag, r0, c0, rows, cols, 1, out, why);
-    if (mine) {
-        if (!rc && out->slot >= 0) {
-            e->device = device;
-            e->dev = out->ptr;
-            e->ready = c->slot[out->slot].ready;
-            atomic_store_explicit(&e->state, 2, memory_order_release);
-        } else {
-            atomic_store_explicit(&e->state, 3, memory_order_release);
-        }
-    }
-    return rc;
+    return stage_claimed(pl, c, e, device, tag, r0, c0, rows, cols, SHIM_GET_UPLOAD, out, why);
+}
+
+int shim_exchange_prefetch(shim_pipeline *pl, shim_block_cache *c, shim_block_exchange *x, int device, long tag,
+                           int64_t r0, int64_t c0, int rows, int cols, const char **why)
+{
+    shim_exchange_entry *e = &x->entry[tag];
+    shim_dev_block out;
+    /* being staged or published already: the share takes it when it needs it */
+    if (atomic_load_explicit(&e->state, memory_order_acquire) != 0 || !claim(e, 0))
+        return 0;
+    return stage_claimed(pl, c, e, device, tag, r0, c0, rows, cols, SHIM_GET_AHEAD, &out, why);
 }
 
 void shim_exchange_arrive(shim_block_exchange *x, int wait)

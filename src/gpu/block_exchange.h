@@ -31,9 +31,15 @@ shim_block_exchange *shim_exchange_create(long count, int sharers, const int *de
 void shim_exchange_expect(shim_block_exchange *x, int shares);
 /* block tag of the cache's operand, for the share on device `device`: published by another device,
  * it is copied from there; being staged by another, it waits for that; else this share stages it
- * from host memory and publishes it (the shares start at different blocks: src/gpu/gpu_sgemm.c).
+ * from host memory and publishes it (each share stages its own part ahead:
+ * shim_exchange_prefetch).
  * The cache must hold every block of the call (nothing is evicted while others may read it). */
 int shim_exchange_get(shim_pipeline *pl, shim_block_cache *c, shim_block_exchange *x, int device, long tag, int64_t r0, int64_t c0, int rows, int cols, shim_dev_block *out, const char **why);
+/* stages block tag ahead of need and publishes it, when nobody has taken it yet (else nothing):
+ * each share stages its own part of the blocks a tile needs before it needs the others' part, so
+ * the shares' host copies run side by side instead of one waiting for the other */
+int shim_exchange_prefetch(shim_pipeline *pl, shim_block_cache *c, shim_block_exchange *x, int device, long tag,
+                           int64_t r0, int64_t c0, int rows, int cols, const char **why);
 /* a share is done with the exchange (its streams are finished); with wait, returns once every
  * share is, so that no device's blocks are freed while another may still copy them */
 void shim_exchange_arrive(shim_block_exchange *x, int wait);

@@ -284,11 +284,12 @@ static int take_slot(shim_pipeline *pl, shim_block_cache *c, long tag, shim_dev_
     return fail(pl, cudaStreamWaitEvent(pl->t->in, s->idle, 0), "stream order", why) ? -1 : 0;
 }
 
-/* the block's copy-in is enqueued: the kernels that use it wait for it */
-static int block_arriving(shim_pipeline *pl, shim_block_slot *s, const char **why)
+/* the block's copy-in is enqueued: the kernels that use it wait for it (now, or when a later get
+ * finds it in the cache) */
+static int block_arriving(shim_pipeline *pl, shim_block_slot *s, int compute_waits, const char **why)
 {
     return fail(pl, cudaEventRecord(s->ready, pl->t->in), "staging", why) ||
-           fail(pl, cudaStreamWaitEvent(pl->t->stream, s->ready, 0), "stream order", why);
+           (compute_waits && fail(pl, cudaStreamWaitEvent(pl->t->stream, s->ready, 0), "stream order", why));
 }
 
 int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0, int64_t c0, int rows,
@@ -319,7 +320,7 @@ int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0,
                 return -1;
         }
     }
-    return block_arriving(pl, s, why);
+    return block_arriving(pl, s, upload != SHIM_GET_AHEAD, why);
 }
 
 int shim_cache_get_peer(shim_pipeline *pl, shim_block_cache *c, long tag, const float *src, int src_device,
@@ -337,7 +338,7 @@ int shim_cache_get_peer(shim_pipeline *pl, shim_block_cache *c, long tag, const 
                 cudaMemcpyPeerAsync(s->dev, me, src, src_device, sizeof(float) * (size_t)c->block_ld * (size_t)cols,
                                     pl->t->in),
                 "copy between devices", why) ||
-           block_arriving(pl, s, why);
+           block_arriving(pl, s, 1, why);
 }
 
 int shim_cache_release(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, const char **why)

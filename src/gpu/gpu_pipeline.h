@@ -86,8 +86,15 @@ size_t shim_pipeline_budget(void);
  * device: its blocks are views) */
 int shim_cache_init(shim_pipeline *pl, shim_block_cache *c, shim_matrix_ref src, int slots, int rows,
                     int cols, const char **why);
+/* what shim_cache_get does with a block not yet in the cache */
+enum {
+    SHIM_GET_RESERVE = 0, /* only reserves room (an output whose old value is not read) */
+    SHIM_GET_UPLOAD = 1,  /* uploads it; the compute stream waits for it */
+    SHIM_GET_AHEAD = 2,   /* uploads it ahead of need: the compute stream waits only when a later
+                             get finds it in the cache */
+};
 /* the block (r0, c0, rows, cols) of the cache's operand on the device, ready for a kernel on the
- * compute stream; upload == 0 only reserves room (an output whose old value is not read) */
+ * compute stream (upload: SHIM_GET_*) */
 int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0, int64_t c0, int rows,
                    int cols, int upload, shim_dev_block *out, const char **why);
 /* the same block from another device's cache (src on src_device, block_ld and cols as this

@@ -26,6 +26,17 @@ static int min_int(int a, int b)
     return a < b ? a : b;
 }
 
+/* where block (row0, col0, rows x cols) of op(X) lies in the stored X */
+typedef struct stored_block {
+    int64_t r0, c0;
+    int rows, cols;
+} stored_block;
+
+static stored_block stored(int trans, int64_t row0, int64_t col0, int rows, int cols)
+{
+    return trans ? (stored_block){col0, row0, cols, rows} : (stored_block){row0, col0, rows, cols};
+}
+
 /* what every device's share of one call needs: the problem, its operands and the one tile plan
  * (the same tiles, k chunks and kernels whatever the number of devices: the same bits) */
 typedef struct sgemm_job {
@@ -64,27 +75,35 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
     for (int i = rc ? plan.mt : atomic_fetch_add(&job->next_row, 1); i < plan.mt && !rc;
          i = atomic_fetch_add(&job->next_row, 1)) {
         int i0 = i * plan.tm, tm = min_int(plan.tm, p->m - i0);
-        /* each share starts its bands at its own part of the tile columns: the blocks of B it
-         * needs first are then ones no other share is staging (with the exchange, whoever needs a
-         * block first stages it); the order of the tiles does not change their bits */
-        for (int jj = 0; jj < plan.nt && !rc; jj++) {
-            int j = (jj + (int)((long)share * plan.nt / job->sharers)) % plan.nt;
+        for (int j = 0; j < plan.nt && !rc; j++) {
             int j0 = j * plan.tn, tn = min_int(plan.tn, p->n - j0);
+            /* With the exchange every share walks the tile columns in the same order, and before
+             * a tile it stages its own part of the tile's B blocks (chunk l of column j is share
+             * (l + j) mod sharers's), then takes the others' parts from their devices: in the
+             * first bands, when all of B is still to be staged, each share's host copies are
+             * spread evenly over its tiles instead of crowding its first ones */
+            for (int l = 0; job->bx && k > 0 && l < plan.kt && !rc; l++) {
+                int l0 = l * plan.kc, kc = min_int(plan.kc, k - l0);
+                stored_block sb = stored(p->transb, l0, j0, kc, tn);
+                if ((l + j) % job->sharers == share)
+                    rc = shim_exchange_prefetch(pl, &cb, job->bx, device, (long)l * plan.nt + j, sb.r0, sb.c0,
+                                                sb.rows, sb.cols, why);
+            }
             shim_dev_block cblk;
-            rc = shim_cache_get(pl, &cc, (long)i * plan.nt + j, i0, j0, tm, tn, p->beta != 0.0f, &cblk, why);
+            rc = shim_cache_get(pl, &cc, (long)i * plan.nt + j, i0, j0, tm, tn,
+                                p->beta != 0.0f ? SHIM_GET_UPLOAD : SHIM_GET_RESERVE, &cblk, why);
             for (int l = 0; l < plan.kt && !rc; l++) {
                 int l0 = l * plan.kc, kc = min_int(plan.kc, k - l0);
                 shim_dev_block ablk = {NULL, 1, -1}, bblk = {NULL, 1, -1};
                 if (k > 0) {
-                    /* blocks of the stored matrices: op(A) rows i0.., columns l0.. */
-                    rc = shim_cache_get(pl, &ca, (long)i * plan.kt + l, p->transa ? l0 : i0,
-                                        p->transa ? i0 : l0, p->transa ? kc : tm, p->transa ? tm : kc, 1,
-                                        &ablk, why) ||
-                         (job->bx ? shim_exchange_get(pl, &cb, job->bx, device, (long)l * plan.nt + j,
-                                                      p->transb ? j0 : l0, p->transb ? l0 : j0,
-                                                      p->transb ? tn : kc, p->transb ? kc : tn, &bblk, why)
-                                  : shim_cache_get(pl, &cb, (long)l * plan.nt + j, p->transb ? j0 : l0,
-                                                   p->transb ? l0 : j0, p->transb ? tn : kc, p->transb ? kc : tn, 1,
+                    /* op(A) rows i0.., columns l0..; op(B) rows l0.., columns j0.. */
+                    stored_block sa = stored(p->transa, i0, l0, tm, kc), sb = stored(p->transb, l0, j0, kc, tn);
+                    long tag_b = (long)l * plan.nt + j;
+                    rc = shim_cache_get(pl, &ca, (long)i * plan.kt + l, sa.r0, sa.c0, sa.rows, sa.cols,
+                                        SHIM_GET_UPLOAD, &ablk, why) ||
+                         (job->bx ? shim_exchange_get(pl, &cb, job->bx, device, tag_b, sb.r0, sb.c0, sb.rows, sb.cols,
+                                                      &bblk, why)
+                                  : shim_cache_get(pl, &cb, tag_b, sb.r0, sb.c0, sb.rows, sb.cols, SHIM_GET_UPLOAD,
                                                    &bblk, why));
                 }
                 shim_sgemm_args args = {p->transa,
