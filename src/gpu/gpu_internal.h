@@ -29,6 +29,8 @@ typedef struct shim_gpu_thread {
     cudaStream_t stream; /* kernels */
     cudaStream_t in;     /* host-to-device copies */
     cudaStream_t out;    /* device-to-host copies */
+    cudaStream_t peer;   /* copies from other devices' caches (apart from `in`, whose host copies
+                            would otherwise queue behind a wait for another device's upload) */
     shim_ring_buffer ring[SHIM_RING_BUFFERS];
     int ring_next;
     void *work; /* the kernels' workspace, kept from call to call while small */

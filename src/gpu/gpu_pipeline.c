@@ -266,8 +266,10 @@ int shim_cache_init(shim_pipeline *pl, shim_block_cache *c, shim_matrix_ref src,
 }
 
 /* the slot for tag: the one holding it (1, the compute stream then waits for it), or the next one,
- * reserved for tag with the copy-in stream waiting for its previous user (0); -1 on failure */
-static int take_slot(shim_pipeline *pl, shim_block_cache *c, long tag, shim_dev_block *out, const char **why)
+ * reserved for tag with stream `writer` (that copies into it) waiting for its previous user (0);
+ * -1 on failure */
+static int take_slot(shim_pipeline *pl, shim_block_cache *c, long tag, cudaStream_t writer, shim_dev_block *out,
+                     const char **why)
 {
     for (int i = 0; i < c->slots; i++) {
         if (c->slot[i].tag == tag) {
@@ -281,14 +283,15 @@ static int take_slot(shim_pipeline *pl, shim_block_cache *c, long tag, shim_dev_
     s->tag = tag;
     *out = (shim_dev_block){s->dev, c->block_ld, i};
     /* the slot's previous block must be finished with before it is overwritten */
-    return fail(pl, cudaStreamWaitEvent(pl->t->in, s->idle, 0), "stream order", why) ? -1 : 0;
+    return fail(pl, cudaStreamWaitEvent(writer, s->idle, 0), "stream order", why) ? -1 : 0;
 }
 
-/* the block's copy-in is enqueued: the kernels that use it wait for it (now, or when a later get
- * finds it in the cache) */
-static int block_arriving(shim_pipeline *pl, shim_block_slot *s, int compute_waits, const char **why)
+/* the block's copy-in is enqueued on stream `writer`: the kernels that use it wait for it (now, or
+ * when a later get finds it in the cache) */
+static int block_arriving(shim_pipeline *pl, shim_block_slot *s, cudaStream_t writer, int compute_waits,
+                          const char **why)
 {
-    return fail(pl, cudaEventRecord(s->ready, pl->t->in), "staging", why) ||
+    return fail(pl, cudaEventRecord(s->ready, writer), "staging", why) ||
            (compute_waits && fail(pl, cudaStreamWaitEvent(pl->t->stream, s->ready, 0), "stream order", why));
 }
 
@@ -300,7 +303,7 @@ int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0,
         *out = (shim_dev_block){host, c->src.ld, -1};
         return 0;
     }
-    int found = take_slot(pl, c, tag, out, why);
+    int found = take_slot(pl, c, tag, pl->t->in, out, why);
     if (found)
         return found < 0 ? -1 : 0;
     shim_block_slot *s = &c->slot[out->slot];
@@ -320,25 +323,29 @@ int shim_cache_get(shim_pipeline *pl, shim_block_cache *c, long tag, int64_t r0,
                 return -1;
         }
     }
-    return block_arriving(pl, s, upload != SHIM_GET_AHEAD, why);
+    return block_arriving(pl, s, pl->t->in, upload != SHIM_GET_AHEAD, why);
 }
 
 int shim_cache_get_peer(shim_pipeline *pl, shim_block_cache *c, long tag, const float *src, int src_device,
                         cudaEvent_t src_ready, int cols, shim_dev_block *out, const char **why)
 {
-    int found = take_slot(pl, c, tag, out, why);
+    cudaStream_t peer = pl->t->peer;
+    int found = take_slot(pl, c, tag, peer, out, why);
     if (found)
         return found < 0 ? -1 : 0;
     int me = 0;
     shim_block_slot *s = &c->slot[out->slot];
     pl->used_in = 1;
+    /* (the slots were allocated in the copy-in stream's order: the copy comes after that) */
     return fail(pl, cudaGetDevice(&me), "cudaGetDevice", why) ||
-           fail(pl, cudaStreamWaitEvent(pl->t->in, src_ready, 0), "stream order", why) ||
+           fail(pl, cudaEventRecord(s->ready, pl->t->in), "stream order", why) ||
+           fail(pl, cudaStreamWaitEvent(peer, s->ready, 0), "stream order", why) ||
+           fail(pl, cudaStreamWaitEvent(peer, src_ready, 0), "stream order", why) ||
            fail(pl,
                 cudaMemcpyPeerAsync(s->dev, me, src, src_device, sizeof(float) * (size_t)c->block_ld * (size_t)cols,
-                                    pl->t->in),
+                                    peer),
                 "copy between devices", why) ||
-           block_arriving(pl, s, 1, why);
+           block_arriving(pl, s, peer, 1, why);
 }
 
 int shim_cache_release(shim_pipeline *pl, shim_block_cache *c, const shim_dev_block *b, const char **why)
@@ -428,8 +435,8 @@ int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why)
     cudaError_t err = cudaStreamSynchronize(last);
     if (rc) {
         /* after a failure the chain may be cut: wait for each stream */
-        cudaStream_t streams[] = {t->in, t->stream, t->out};
-        for (int i = 0; i < 3; i++)
+        cudaStream_t streams[] = {t->in, t->peer, t->stream, t->out};
+        for (int i = 0; i < 4; i++)
             (void)cudaStreamSynchronize(streams[i]);
     }
     if (err != cudaSuccess && !rc)
