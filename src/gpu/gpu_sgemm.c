@@ -50,6 +50,28 @@ typedef struct sgemm_job {
     double t0;                /* host ms at the call's start (SHIMBLAS_TIMELINE) */
 } sgemm_job;
 
+/* With the exchange every share walks the tile columns in the same order, and before a tile it
+ * stages its own part of the B blocks of that tile and the next (chunk l of tile column j is share
+ * (l + j) mod sharers's), then takes the others' parts from their devices: in the first bands,
+ * when all of B is still to be staged, each share's host copies are spread evenly over its tiles
+ * instead of crowding its first ones, and the others' parts of a tile were staged a tile earlier,
+ * so that no share waits on another. This stages share's part of tile column j. */
+static int stage_own_part(shim_pipeline *pl, const sgemm_job *job, shim_block_cache *cb, int share, int device,
+                          int j, const char **why)
+{
+    const shim_gemm_problem *p = job->p;
+    const shim_tile_plan *plan = &job->plan;
+    int j0 = j * plan->tn, tn = min_int(plan->tn, p->n - j0);
+    for (int l = (job->sharers + share - j % job->sharers) % job->sharers; l < plan->kt; l += job->sharers) {
+        int l0 = l * plan->kc, kc = min_int(plan->kc, job->k - l0);
+        stored_block sb = stored(p->transb, l0, j0, kc, tn);
+        if (shim_exchange_prefetch(pl, cb, job->bx, device, (long)l * plan->nt + j, sb.r0, sb.c0, sb.rows, sb.cols,
+                                   why))
+            return -1;
+    }
+    return 0;
+}
+
 /* Runs row bands of tiles (all tile columns of band i) taken from job->next_row until none is
  * left, on the calling thread's current device (`device`, the call's share `share`); what it
  * writes back is listed in *written. */
@@ -77,18 +99,9 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
         int i0 = i * plan.tm, tm = min_int(plan.tm, p->m - i0);
         for (int j = 0; j < plan.nt && !rc; j++) {
             int j0 = j * plan.tn, tn = min_int(plan.tn, p->n - j0);
-            /* With the exchange every share walks the tile columns in the same order, and before
-             * a tile it stages its own part of the tile's B blocks (chunk l of column j is share
-             * (l + j) mod sharers's), then takes the others' parts from their devices: in the
-             * first bands, when all of B is still to be staged, each share's host copies are
-             * spread evenly over its tiles instead of crowding its first ones */
-            for (int l = 0; job->bx && k > 0 && l < plan.kt && !rc; l++) {
-                int l0 = l * plan.kc, kc = min_int(plan.kc, k - l0);
-                stored_block sb = stored(p->transb, l0, j0, kc, tn);
-                if ((l + j) % job->sharers == share)
-                    rc = shim_exchange_prefetch(pl, &cb, job->bx, device, (long)l * plan.nt + j, sb.r0, sb.c0,
-                                                sb.rows, sb.cols, why);
-            }
+            if (job->bx && k > 0)
+                rc = stage_own_part(pl, job, &cb, share, device, j, why) ||
+                     (j + 1 < plan.nt && stage_own_part(pl, job, &cb, share, device, j + 1, why));
             shim_dev_block cblk;
             rc = shim_cache_get(pl, &cc, (long)i * plan.nt + j, i0, j0, tm, tn,
                                 p->beta != 0.0f ? SHIM_GET_UPLOAD : SHIM_GET_RESERVE, &cblk, why);
