@@ -72,88 +72,118 @@ static int stage_own_part(shim_pipeline *pl, const sgemm_job *job, shim_block_ca
     return 0;
 }
 
-/* Runs row bands of tiles (all tile columns of band i) taken from job->next_row until none is
- * left, on the calling thread's current device (`device`, the call's share `share`); what it
- * writes back is listed in *written. */
+/* one share's state while it runs: its pipeline and block caches */
+typedef struct share_run {
+    sgemm_job *job;
+    int share, device;
+    shim_pipeline *pl;
+    shim_block_cache ca, cb, cc;
+    shim_timeline tl;
+} share_run;
+
+/* computes tile (i, j) of C: its k chunks in order, then the copy back */
+static int run_tile(share_run *r, int i, int j, const char **why)
+{
+    const sgemm_job *job = r->job;
+    const shim_gemm_problem *p = job->p;
+    const shim_tile_plan *plan = &job->plan;
+    shim_pipeline *pl = r->pl;
+    int i0 = i * plan->tm, tm = min_int(plan->tm, p->m - i0);
+    int j0 = j * plan->tn, tn = min_int(plan->tn, p->n - j0);
+    shim_dev_block cblk;
+    int rc = shim_cache_get(pl, &r->cc, (long)i * plan->nt + j, i0, j0, tm, tn,
+                            p->beta != 0.0f ? SHIM_GET_UPLOAD : SHIM_GET_RESERVE, &cblk, why);
+    for (int l = 0; l < plan->kt && !rc; l++) {
+        int l0 = l * plan->kc, kc = min_int(plan->kc, job->k - l0);
+        shim_dev_block ablk = {NULL, 1, -1}, bblk = {NULL, 1, -1};
+        if (job->k > 0) {
+            /* op(A) rows i0.., columns l0..; op(B) rows l0.., columns j0.. */
+            stored_block sa = stored(p->transa, i0, l0, tm, kc), sb = stored(p->transb, l0, j0, kc, tn);
+            long tag_b = (long)l * plan->nt + j;
+            rc = shim_cache_get(pl, &r->ca, (long)i * plan->kt + l, sa.r0, sa.c0, sa.rows, sa.cols, SHIM_GET_UPLOAD,
+                                &ablk, why) ||
+                 (job->bx ? shim_exchange_get(pl, &r->cb, job->bx, r->device, tag_b, sb.r0, sb.c0, sb.rows, sb.cols,
+                                              &bblk, why)
+                          : shim_cache_get(pl, &r->cb, tag_b, sb.r0, sb.c0, sb.rows, sb.cols, SHIM_GET_UPLOAD, &bblk,
+                                           why));
+        }
+        shim_sgemm_args args = {p->transa,
+                                p->transb,
+                                tm,
+                                tn,
+                                job->k > 0 ? kc : 0,
+                                p->alpha,
+                                l == 0 ? p->beta : 1.0f,
+                                ablk.ptr,
+                                ablk.ld,
+                                bblk.ptr,
+                                bblk.ld,
+                                cblk.ptr,
+                                cblk.ld,
+                                NULL,
+                                0,
+                                shim_pipeline_compute_stream(pl),
+                                shim_config_get()->sgemm_math};
+        rc = rc || run_kernel(pl, &args, why) || shim_cache_release(pl, &r->ca, &ablk, why) ||
+             shim_cache_release(pl, &r->cb, &bblk, why);
+    }
+    shim_timeline_tile(&r->tl, i, j, shim_pipeline_compute_stream(pl));
+    return rc || shim_cache_put(pl, &r->cc, &cblk, i0, j0, tm, tn, why);
+}
+
+/* Runs row bands of tiles (all tile columns of each) taken from job->next_row until none is left,
+ * on the calling thread's current device (`device`, the call's share `share`); what it writes back
+ * is listed in *written. With the exchange, a share's first take is two bands, walked a tile
+ * column at a time (both tiles of a column, then the next column): while B is still being staged
+ * (the first bands), each block of it then serves two tiles, so the host copies a tile waits for
+ * are half as many; later takes are one band, so that the shares end close together. */
 static int run_bands(sgemm_job *job, int share, int device, shim_written *written, const char **why)
 {
     shim_gpu_thread *t = shim_gpu_thread_state(why);
     if (!t)
         return -1;
-    const shim_gemm_problem *p = job->p;
     const shim_tile_plan plan = job->plan;
-    const int k = job->k;
-    shim_pipeline *pl = shim_pipeline_begin(t, written);
-    shim_block_cache ca, cb, cc; /* (large: only what a failed init leaves behind is cleared) */
-    ca.slots = cb.slots = cc.slots = 0;
+    share_run run, *r = &run; /* (large: only what a failed init leaves behind is cleared) */
+    r->job = job;
+    r->share = share;
+    r->device = device;
+    r->pl = shim_pipeline_begin(t, written);
+    r->ca.slots = r->cb.slots = r->cc.slots = 0;
+    const shim_gemm_problem *p = job->p;
     int ar = p->transa ? plan.kc : plan.tm, ac = p->transa ? plan.tm : plan.kc;
     int br = p->transb ? plan.tn : plan.kc, bc = p->transb ? plan.kc : plan.tn;
-    int rc = shim_cache_init(pl, &ca, job->a, plan.slots_a, ar, ac, why);
-    rc = rc || shim_cache_init(pl, &cb, job->b, plan.slots_b, br, bc, why);
-    rc = rc || shim_cache_init(pl, &cc, job->c, plan.slots_c, plan.tm, plan.tn, why);
-    shim_timeline tl;
-    shim_timeline_begin(&tl, job->t0, device, share, shim_pipeline_compute_stream(pl));
+    int rc = shim_cache_init(r->pl, &r->ca, job->a, plan.slots_a, ar, ac, why);
+    rc = rc || shim_cache_init(r->pl, &r->cb, job->b, plan.slots_b, br, bc, why);
+    rc = rc || shim_cache_init(r->pl, &r->cc, job->c, plan.slots_c, plan.tm, plan.tn, why);
+    shim_timeline_begin(&r->tl, job->t0, device, share, shim_pipeline_compute_stream(r->pl));
 
-    for (int i = rc ? plan.mt : atomic_fetch_add(&job->next_row, 1); i < plan.mt && !rc;
-         i = atomic_fetch_add(&job->next_row, 1)) {
-        int i0 = i * plan.tm, tm = min_int(plan.tm, p->m - i0);
+    /* two bands at first: with the exchange, enough bands for every share to take two, and both
+     * bands' blocks of A kept on the device */
+    int take = job->bx && job->k > 0 && plan.mt >= 2 * job->sharers && (job->a.in_place || plan.slots_a >= 2 * plan.kt)
+                   ? 2
+                   : 1;
+    for (int i = rc ? plan.mt : atomic_fetch_add(&job->next_row, take); i < plan.mt && !rc;
+         i = atomic_fetch_add(&job->next_row, take = 1)) {
+        int bands = min_int(take, plan.mt - i);
         for (int j = 0; j < plan.nt && !rc; j++) {
-            int j0 = j * plan.tn, tn = min_int(plan.tn, p->n - j0);
-            if (job->bx && k > 0)
-                rc = stage_own_part(pl, job, &cb, share, device, j, why) ||
-                     (j + 1 < plan.nt && stage_own_part(pl, job, &cb, share, device, j + 1, why));
-            shim_dev_block cblk;
-            rc = shim_cache_get(pl, &cc, (long)i * plan.nt + j, i0, j0, tm, tn,
-                                p->beta != 0.0f ? SHIM_GET_UPLOAD : SHIM_GET_RESERVE, &cblk, why);
-            for (int l = 0; l < plan.kt && !rc; l++) {
-                int l0 = l * plan.kc, kc = min_int(plan.kc, k - l0);
-                shim_dev_block ablk = {NULL, 1, -1}, bblk = {NULL, 1, -1};
-                if (k > 0) {
-                    /* op(A) rows i0.., columns l0..; op(B) rows l0.., columns j0.. */
-                    stored_block sa = stored(p->transa, i0, l0, tm, kc), sb = stored(p->transb, l0, j0, kc, tn);
-                    long tag_b = (long)l * plan.nt + j;
-                    rc = shim_cache_get(pl, &ca, (long)i * plan.kt + l, sa.r0, sa.c0, sa.rows, sa.cols,
-                                        SHIM_GET_UPLOAD, &ablk, why) ||
-                         (job->bx ? shim_exchange_get(pl, &cb, job->bx, device, tag_b, sb.r0, sb.c0, sb.rows, sb.cols,
-                                                      &bblk, why)
-                                  : shim_cache_get(pl, &cb, tag_b, sb.r0, sb.c0, sb.rows, sb.cols, SHIM_GET_UPLOAD,
-                                                   &bblk, why));
-                }
-                shim_sgemm_args args = {p->transa,
-                                        p->transb,
-                                        tm,
-                                        tn,
-                                        k > 0 ? kc : 0,
-                                        p->alpha,
-                                        l == 0 ? p->beta : 1.0f,
-                                        ablk.ptr,
-                                        ablk.ld,
-                                        bblk.ptr,
-                                        bblk.ld,
-                                        cblk.ptr,
-                                        cblk.ld,
-                                        NULL,
-                                        0,
-                                        shim_pipeline_compute_stream(pl),
-                                        shim_config_get()->sgemm_math};
-                rc = rc || run_kernel(pl, &args, why) || shim_cache_release(pl, &ca, &ablk, why) ||
-                     shim_cache_release(pl, &cb, &bblk, why);
-            }
-            shim_timeline_tile(&tl, i, j, shim_pipeline_compute_stream(pl));
-            rc = rc || shim_cache_put(pl, &cc, &cblk, i0, j0, tm, tn, why);
+            if (job->bx && job->k > 0)
+                rc = stage_own_part(r->pl, job, &r->cb, share, device, j, why) ||
+                     (j + 1 < plan.nt && stage_own_part(r->pl, job, &r->cb, share, device, j + 1, why));
+            for (int b = 0; b < bands && !rc; b++)
+                rc = run_tile(r, i + b, j, why);
         }
     }
-    shim_timeline_mark(&tl, &tl.issue_end);
-    rc = shim_pipeline_end(pl, rc, why);
-    shim_timeline_mark(&tl, &tl.end);
+    shim_timeline_mark(&r->tl, &r->tl.issue_end);
+    rc = shim_pipeline_end(r->pl, rc, why);
+    shim_timeline_mark(&r->tl, &r->tl.end);
     /* other devices may still be copying blocks out of this one's cache */
     if (job->bx)
         shim_exchange_arrive(job->bx, 1);
-    shim_timeline_mark(&tl, &tl.joined);
-    shim_timeline_end(&tl);
-    shim_cache_free(pl, &ca);
-    shim_cache_free(pl, &cb);
-    shim_cache_free(pl, &cc);
+    shim_timeline_mark(&r->tl, &r->tl.joined);
+    shim_timeline_end(&r->tl);
+    shim_cache_free(r->pl, &r->ca);
+    shim_cache_free(r->pl, &r->cb);
+    shim_cache_free(r->pl, &r->cc);
     return rc ? -1 : 0;
 }
 

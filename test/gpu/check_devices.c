@@ -1,5 +1,6 @@
 /* Several GPUs (skipped, 77, with fewer than two):
- *   1. host-data sgemm (4500 x 1100 x 700: three row bands of tiles; NN and TN) in gpu mode with
+ *   1. host-data sgemm (8500 x 1100 x 700: five row bands of tiles, so that with two devices each
+ *      first takes two, walked a tile column at a time; NN and TN) in gpu mode with
  *      SHIMBLAS_DEVICES=0 and with all devices, each run in a child process of its own: the outputs
  *      must be the same bits and within the float64 bound (that more than one device worked shows
  *      in case 2 and in bench/multi_gpu's times);
@@ -30,8 +31,9 @@ extern char **environ;
 
 #define CHECK(x) test_cuda_check((int)(x), #x, __FILE__, __LINE__)
 
-/* M past 1.5 tiles of the host-data plan (2048): three row bands to share */
-enum { M = 4500, N = 1100, K = 700 };
+/* M past 4 tiles of the host-data plan (2048): five row bands of 1792 rows to share (each of two
+ * devices first takes two) */
+enum { M = 8500, N = 1100, K = 700 };
 
 static int failures;
 
