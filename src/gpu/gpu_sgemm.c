@@ -50,12 +50,13 @@ typedef struct sgemm_job {
     double t0;                /* host ms at the call's start (SHIMBLAS_TIMELINE) */
 } sgemm_job;
 
-/* With the exchange every share walks the tile columns in the same order, and before a tile it
- * stages its own part of the B blocks of that tile and the next (chunk l of tile column j is share
- * (l + j) mod sharers's), then takes the others' parts from their devices: in the first bands,
- * when all of B is still to be staged, each share's host copies are spread evenly over its tiles
- * instead of crowding its first ones, and the others' parts of a tile were staged a tile earlier,
- * so that no share waits on another. This stages share's part of tile column j. */
+/* With the exchange every share walks the tile columns in the same order. Before a tile it has
+ * staged its own part of the tile's B blocks (chunk l of tile column j is share
+ * (l + j) mod sharers's) and takes the others' parts from their devices; after the tile it stages
+ * its part of the next column. In the first bands, when all of B is still to be staged, each
+ * share's host copies are then spread evenly over its tiles instead of crowding its first ones,
+ * and the others' parts of a tile were staged a column earlier, so that no share waits on another.
+ * This stages share's part of tile column j. */
 static int stage_own_part(shim_pipeline *pl, const sgemm_job *job, shim_block_cache *cb, int share, int device,
                           int j, const char **why)
 {
@@ -165,12 +166,16 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
     for (int i = rc ? plan.mt : atomic_fetch_add(&job->next_row, take); i < plan.mt && !rc;
          i = atomic_fetch_add(&job->next_row, take = 1)) {
         int bands = min_int(take, plan.mt - i);
+        int ahead = job->bx && job->k > 0;
         for (int j = 0; j < plan.nt && !rc; j++) {
-            if (job->bx && job->k > 0)
-                rc = stage_own_part(r->pl, job, &r->cb, share, device, j, why) ||
-                     (j + 1 < plan.nt && stage_own_part(r->pl, job, &r->cb, share, device, j + 1, why));
+            /* this column's part (staged a column earlier but at the first), its tiles, then the next
+             * column's part: the tiles are issued before the host copies that may have to wait for
+             * the previous tiles to come back (their pinned buffers), so the device never waits
+             * for copies that wait for it */
+            rc = ahead && stage_own_part(r->pl, job, &r->cb, share, device, j, why);
             for (int b = 0; b < bands && !rc; b++)
                 rc = run_tile(r, i + b, j, why);
+            rc = rc || (ahead && j + 1 < plan.nt && stage_own_part(r->pl, job, &r->cb, share, device, j + 1, why));
         }
     }
     shim_timeline_mark(&r->tl, &r->tl.issue_end);
