@@ -9,8 +9,10 @@
 #include <cuda_runtime_api.h>
 
 /* pinned staging buffers per thread: while some are being filled or drained by the host threads,
- * the others are in flight on the bus */
-#define SHIM_RING_BUFFERS 8
+ * the others are in flight on the bus. A call cycles through the first SHIM_RING_DEFAULT, or more
+ * (up to SHIM_RING_BUFFERS) where one step of its pipeline moves more (shim_pipeline_ring) */
+#define SHIM_RING_DEFAULT 8
+#define SHIM_RING_BUFFERS 16
 #define SHIM_RING_BYTES ((size_t)16 << 20)
 
 typedef struct shim_ring_buffer {

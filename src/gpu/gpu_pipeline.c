@@ -12,6 +12,7 @@ struct shim_pipeline {
     shim_written *written; /* pieces of outputs written back into the caller's memory */
     int launches;          /* kernel launches so far (for SHIMBLAS_TEST_FAIL) */
     int used_in, used_out; /* whether anything was enqueued on the copy streams */
+    int ring;              /* ring buffers this call cycles through */
 };
 
 static __thread shim_pipeline thread_pipeline;
@@ -24,8 +25,15 @@ static const size_t ring_floats = SHIM_RING_BYTES / sizeof(float);
 
 shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, shim_written *written)
 {
-    thread_pipeline = (shim_pipeline){t, 0, written, 0, 0, 0};
+    thread_pipeline = (shim_pipeline){t, 0, written, 0, 0, 0, SHIM_RING_DEFAULT};
     return &thread_pipeline;
+}
+
+void shim_pipeline_ring(shim_pipeline *pl, size_t step_bytes)
+{
+    size_t want = (step_bytes + SHIM_RING_BYTES - 1) / SHIM_RING_BYTES + 2;
+    if (want > (size_t)pl->ring)
+        pl->ring = want < SHIM_RING_BUFFERS ? (int)want : SHIM_RING_BUFFERS;
 }
 
 int shim_pipeline_launch_check(shim_pipeline *pl, const char **why)
@@ -151,8 +159,10 @@ static int unpack(shim_pipeline *pl, shim_ring_buffer *b, const char **why)
 static shim_ring_buffer *next_buffer(shim_pipeline *pl, const char **why)
 {
     shim_gpu_thread *t = pl->t;
+    if (t->ring_next >= pl->ring) /* (an earlier call cycled through more) */
+        t->ring_next = 0;
     shim_ring_buffer *b = &t->ring[t->ring_next];
-    t->ring_next = (t->ring_next + 1) % SHIM_RING_BUFFERS;
+    t->ring_next = (t->ring_next + 1) % pl->ring;
     if (!b->host && fail(pl, cudaHostAlloc((void **)&b->host, SHIM_RING_BYTES, cudaHostAllocDefault),
                          "pinned staging buffer", why))
         return NULL;
@@ -423,8 +433,8 @@ int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why)
     shim_gpu_thread *t = pl->t;
     int rc = pl->failed || failed;
     /* unpack every download still sitting in the ring, oldest first */
-    for (int k = 0; k < SHIM_RING_BUFFERS; k++) {
-        shim_ring_buffer *b = &t->ring[(t->ring_next + k) % SHIM_RING_BUFFERS];
+    for (int k = 0; k < pl->ring; k++) {
+        shim_ring_buffer *b = &t->ring[(t->ring_next + k) % pl->ring];
         if (b->pending && !rc)
             rc = unpack(pl, b, why);
         b->pending = 0;

@@ -79,6 +79,10 @@ shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, shim_written *written);
 /* the host threads the calling thread's packing runs on: group of groups (src/cpu/host_pool.h);
  * 0 of 1 unless a call spread over several GPUs says otherwise */
 void shim_pipeline_host_group(int group, int groups);
+/* one step of this call's pipeline moves step_bytes through the pinned ring (host copies the host
+ * does before it waits for the device): the ring is widened to hold that and two buffers more, so
+ * that the copies of a step never wait for the results of the same step */
+void shim_pipeline_ring(shim_pipeline *pl, size_t step_bytes);
 /* device bytes that are still free for this call (the SHIMBLAS_DEVICE_MEMORY cap and the device) */
 size_t shim_pipeline_budget(void);
 

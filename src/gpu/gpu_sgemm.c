@@ -163,6 +163,12 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
     int take = job->bx && job->k > 0 && plan.mt >= 2 * job->sharers && (job->a.in_place || plan.slots_a >= 2 * plan.kt)
                    ? 2
                    : 1;
+    if (job->bx && job->k > 0) {
+        /* a column step: this share's part of the next column's B blocks, and its tiles of C */
+        size_t b_block = sizeof(float) * (size_t)plan.kc * (size_t)plan.tn;
+        size_t part = (size_t)((plan.kt + job->sharers - 1) / job->sharers);
+        shim_pipeline_ring(r->pl, part * b_block + (size_t)take * sizeof(float) * (size_t)plan.tm * (size_t)plan.tn);
+    }
     for (int i = rc ? plan.mt : atomic_fetch_add(&job->next_row, take); i < plan.mt && !rc;
          i = atomic_fetch_add(&job->next_row, take = 1)) {
         int bands = min_int(take, plan.mt - i);
