@@ -48,19 +48,21 @@ void shim_timeline_end(shim_timeline *tl)
 {
     if (!tl->on)
         return;
-    /* one write per line block, so that shares on other threads do not interleave inside it */
-    char buf[SHIM_TIMELINE_TILES * 40 + 256];
+    /* one write for the whole block, so that shares on other threads do not interleave inside it;
+     * every line is the library's ("shimblas: ") and eight tiles long at most */
+    char buf[SHIM_TIMELINE_TILES * 48 + 256];
     int len = snprintf(buf, sizeof buf,
-                       "shimblas timeline: device %d share %d: %d tiles, issued by %.1f ms, streams done %.1f ms, "
+                       "shimblas: timeline device %d share %d: %d tiles, issued by %.1f ms, streams done %.1f ms, "
                        "all shares %.1f ms; tile (row,col) issued/done ms:",
                        tl->device, tl->share, tl->tiles, tl->issue_end, tl->end, tl->joined);
     for (int n = 0; n < tl->tiles; n++) {
         float ms = -1;
         if (cudaEventElapsedTime(&ms, tl->start, tl->tile_done[n]) != cudaSuccess)
             ms = -1;
-        if (len < (int)sizeof buf - 48)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s(%d,%d) %.1f/%.1f", n % 8 ? " " : "\n  ",
-                            tl->tile_row[n], tl->tile_col[n], tl->tile_issued[n], tl->gpu_base + ms);
+        if (len < (int)sizeof buf - 64)
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s(%d,%d) %.1f/%.1f",
+                            n % 8 ? " " : "\nshimblas: timeline  ", tl->tile_row[n], tl->tile_col[n],
+                            tl->tile_issued[n], tl->gpu_base + ms);
         cudaEventDestroy(tl->tile_done[n]);
     }
     cudaEventDestroy(tl->start);
