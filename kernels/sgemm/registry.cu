@@ -95,9 +95,9 @@ enum variant_index {
  * kernel measured) is what runs when a split plan's workspace does not fit the device memory cap */
 const shim_sgemm_variant variants[V_COUNT] = {
     /* the tensor-core variants first: the FP32 ladder's order below stays what it says */
-    {"tf32x3_wgmma", "3xTF32: Hopper wgmma m64n128k8, both operands split into TF32 hi + lo images, 128x128x32",
+    {"tf32x3_wgmma", "3xTF32: Hopper wgmma m64n64k8 (4 warpgroups), both operands split into TF32 hi/hx/lo images, 128x128x32",
      tf32_wgmma_accepts, no_work, tf32x3_wgmma_launch, SHIM_SGEMM_3XTF32},
-    {"tf32_wgmma", "TF32: Hopper wgmma m64n128k8, one product of TF32-rounded operands, 128x128x32",
+    {"tf32_wgmma", "TF32: Hopper wgmma m64n64k8 (4 warpgroups), one product of TF32-rounded operands, 128x128x32",
      tf32_wgmma_accepts, no_work, tf32_wgmma_launch, SHIM_SGEMM_TF32},
     {"tf32x3_async", "3xTF32: mma.sync m16n8k8 fed by a 4-stage cp.async ring, split on the fragments, 128x128x32",
      tf32_async_accepts, no_work, tf32x3_async_launch, SHIM_SGEMM_3XTF32},
