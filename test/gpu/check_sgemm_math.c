@@ -1,5 +1,5 @@
 /* What each SGEMM arithmetic (SHIMBLAS_SGEMM_MATH: fp32, 3xtf32, tf32) must keep of IEEE FP32,
- * on the variant of each class (the selector's fp32 choice, tf32x3_mma, tf32_mma):
+ * on the selector's fp32 choice and on every tensor-core variant that runs on the GPU, by name:
  *   - an Inf in A times finite nonzero B gives an Inf of the right sign (not a NaN made by the split);
  *   - a NaN in B makes exactly its column of C NaN;
  *   - beta == 0 with NaN in C: C is written, never read;
@@ -196,8 +196,23 @@ int main(void)
 {
     test_require_gpu();
     check_class("fp32 (the selector)", NULL, SHIM_SGEMM_FP32);
-    check_class("3xtf32 (tf32x3_mma)", shim_sgemm_find("tf32x3_mma"), SHIM_SGEMM_3XTF32);
-    check_class("tf32 (tf32_mma)", shim_sgemm_find("tf32_mma"), SHIM_SGEMM_TF32);
+    /* every tensor-core variant that runs on this GPU, by name (the selector's choice among them
+     * depends on the GPU) */
+    int count;
+    const shim_sgemm_variant *all = shim_sgemm_variants(&count);
+    shim_sgemm_args probe = {0, 0, 64, 64, 64, 1.0f, 0.0f, NULL, 64, NULL, 64, NULL, 64, NULL, 0, 0, 0};
+    for (int i = 0; i < count; i++) {
+        if (all[i].math == SHIM_SGEMM_FP32)
+            continue;
+        probe.math = all[i].math;
+        if (!all[i].accepts(&probe)) {
+            printf("skip %s: does not run on this GPU\n", all[i].name);
+            continue;
+        }
+        char cls[96];
+        snprintf(cls, sizeof cls, "%s (%s)", all[i].math == SHIM_SGEMM_3XTF32 ? "3xtf32" : "tf32", all[i].name);
+        check_class(cls, &all[i], all[i].math);
+    }
     printf("check_sgemm_math: %d cases, %d failures\n", cases, failures);
     return failures != 0;
 }
