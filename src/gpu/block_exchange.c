@@ -78,8 +78,7 @@ int shim_exchange_prefetch(shim_pipeline *pl, shim_block_cache *c, shim_block_ex
 {
     shim_exchange_entry *e = &x->entry[tag];
     shim_dev_block out;
-    /* being staged or published already: the share takes it when it needs it */
-    if (atomic_load_explicit(&e->state, memory_order_acquire) != 0 || !claim(e, 0))
+    if (!claim(e, 0)) /* being staged or published already: the share takes it when it needs it */
         return 0;
     return stage_claimed(pl, c, e, device, tag, r0, c0, rows, cols, SHIM_GET_AHEAD, &out, why);
 }

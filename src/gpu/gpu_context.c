@@ -43,10 +43,11 @@ static void release_one(shim_gpu_thread *t)
     }
     if (t->work)
         shim_gpu_free(t->work, t->work_bytes, t->stream);
-    cudaStream_t streams[] = {t->stream, t->in, t->out, t->peer};
-    for (int i = 0; i < 4; i++)
-        if (streams[i])
-            cudaStreamDestroy(streams[i]);
+    cudaStream_t *streams[SHIM_THREAD_STREAMS];
+    shim_thread_streams(t, streams);
+    for (int i = 0; i < SHIM_THREAD_STREAMS; i++)
+        if (*streams[i])
+            cudaStreamDestroy(*streams[i]);
     free(t);
 }
 
@@ -215,10 +216,11 @@ shim_gpu_thread *shim_gpu_thread_state(const char **why)
         *why = "out of host memory";
         return NULL;
     }
-    int rc = shim_gpu_fail(cudaStreamCreate(&t->stream), "cudaStreamCreate", why) ||
-             shim_gpu_fail(cudaStreamCreate(&t->in), "cudaStreamCreate", why) ||
-             shim_gpu_fail(cudaStreamCreate(&t->out), "cudaStreamCreate", why) ||
-             shim_gpu_fail(cudaStreamCreate(&t->peer), "cudaStreamCreate", why);
+    cudaStream_t *streams[SHIM_THREAD_STREAMS];
+    shim_thread_streams(t, streams);
+    int rc = 0;
+    for (int i = 0; i < SHIM_THREAD_STREAMS && !rc; i++)
+        rc = shim_gpu_fail(cudaStreamCreate(streams[i]), "cudaStreamCreate", why);
     for (int i = 0; i < SHIM_RING_BUFFERS && !rc; i++)
         rc = shim_gpu_fail(cudaEventCreateWithFlags(&t->ring[i].done, cudaEventDisableTiming),
                            "cudaEventCreate", why);
@@ -273,10 +275,11 @@ int shim_gpu_context_broken(void)
     shim_gpu_thread *t = thread_states[current_device()];
     if (!t)
         return 0;
-    cudaStream_t streams[] = {t->in, t->stream, t->out, t->peer};
+    cudaStream_t *streams[SHIM_THREAD_STREAMS];
+    shim_thread_streams(t, streams);
     int bad = 0;
-    for (int i = 0; i < 4; i++)
-        bad |= cudaStreamSynchronize(streams[i]) != cudaSuccess;
+    for (int i = 0; i < SHIM_THREAD_STREAMS; i++)
+        bad |= cudaStreamSynchronize(*streams[i]) != cudaSuccess;
     (void)cudaGetLastError(); /* a non-sticky error is ours: do not leave it for the program */
     /* a sticky error stays: a fresh query on the stream sees it again */
     if (bad && cudaStreamQuery(t->stream) != cudaSuccess && cudaStreamSynchronize(t->stream) != cudaSuccess) {

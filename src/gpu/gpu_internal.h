@@ -39,6 +39,18 @@ typedef struct shim_gpu_thread {
     size_t work_bytes;
 } shim_gpu_thread;
 
+/* the thread's streams, in the order they are waited for after a failure (copy-in and copies from
+ * other devices before the kernels they feed, copy-out last): for creating, waiting on and
+ * destroying them all alike */
+#define SHIM_THREAD_STREAMS 4
+static inline void shim_thread_streams(shim_gpu_thread *t, cudaStream_t *s[SHIM_THREAD_STREAMS])
+{
+    s[0] = &t->in;
+    s[1] = &t->peer;
+    s[2] = &t->stream;
+    s[3] = &t->out;
+}
+
 #define SHIM_MAX_DEVICES 16
 
 /* the devices host-data calls are spread over (SHIMBLAS_DEVICES, else all), in order; the count */

@@ -445,9 +445,10 @@ int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why)
     cudaError_t err = cudaStreamSynchronize(last);
     if (rc) {
         /* after a failure the chain may be cut: wait for each stream */
-        cudaStream_t streams[] = {t->in, t->peer, t->stream, t->out};
-        for (int i = 0; i < 4; i++)
-            (void)cudaStreamSynchronize(streams[i]);
+        cudaStream_t *streams[SHIM_THREAD_STREAMS];
+        shim_thread_streams(t, streams);
+        for (int i = 0; i < SHIM_THREAD_STREAMS; i++)
+            (void)cudaStreamSynchronize(*streams[i]);
     }
     if (err != cudaSuccess && !rc)
         rc = shim_gpu_fail(err, "GPU work", why);

@@ -158,12 +158,11 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
     rc = rc || shim_cache_init(r->pl, &r->cc, job->c, plan.slots_c, plan.tm, plan.tn, why);
     shim_timeline_begin(&r->tl, job->t0, device, share, shim_pipeline_compute_stream(r->pl));
 
+    const int exchange = job->bx && job->k > 0; /* B's blocks come through the exchange */
     /* two bands at first: with the exchange, enough bands for every share to take two, and both
      * bands' blocks of A kept on the device */
-    int take = job->bx && job->k > 0 && plan.mt >= 2 * job->sharers && (job->a.in_place || plan.slots_a >= 2 * plan.kt)
-                   ? 2
-                   : 1;
-    if (job->bx && job->k > 0) {
+    int take = exchange && plan.mt >= 2 * job->sharers && (job->a.in_place || plan.slots_a >= 2 * plan.kt) ? 2 : 1;
+    if (exchange) {
         /* a column step: this share's part of the next column's B blocks, and its tiles of C */
         size_t b_block = sizeof(float) * (size_t)plan.kc * (size_t)plan.tn;
         size_t part = (size_t)((plan.kt + job->sharers - 1) / job->sharers);
@@ -172,16 +171,15 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
     for (int i = rc ? plan.mt : atomic_fetch_add(&job->next_row, take); i < plan.mt && !rc;
          i = atomic_fetch_add(&job->next_row, take = 1)) {
         int bands = min_int(take, plan.mt - i);
-        int ahead = job->bx && job->k > 0;
         for (int j = 0; j < plan.nt && !rc; j++) {
             /* this column's part (staged a column earlier but at the first), its tiles, then the next
              * column's part: the tiles are issued before the host copies that may have to wait for
              * the previous tiles to come back (their pinned buffers), so the device never waits
              * for copies that wait for it */
-            rc = ahead && stage_own_part(r->pl, job, &r->cb, share, device, j, why);
+            rc = exchange && stage_own_part(r->pl, job, &r->cb, share, device, j, why);
             for (int b = 0; b < bands && !rc; b++)
                 rc = run_tile(r, i + b, j, why);
-            rc = rc || (ahead && j + 1 < plan.nt && stage_own_part(r->pl, job, &r->cb, share, device, j + 1, why));
+            rc = rc || (exchange && j + 1 < plan.nt && stage_own_part(r->pl, job, &r->cb, share, device, j + 1, why));
         }
     }
     shim_timeline_mark(&r->tl, &r->tl.issue_end);
