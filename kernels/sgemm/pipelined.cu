@@ -302,23 +302,10 @@ template <class CFG, int MA, int MB>
 cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
 {
     void (*kernel)(const problem, const sched, float *) = pipelined_kernel<CFG, MA, MB>;
-    /* once per instantiation and device (the attributes are a device's); not cached on failure, so
-     * a later call retries */
-    static std::atomic<unsigned long long> configured{0};
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64)
-        device = 0;
-    const unsigned long long bit = 1ull << device;
-    if (!(configured.load(std::memory_order_acquire) & bit)) {
-        cudaError_t err =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)CFG::SMEM);
-        if (err == cudaSuccess)
-            err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                       (int)cudaSharedmemCarveoutMaxShared);
-        if (err != cudaSuccess)
-            return err;
-        configured.fetch_or(bit, std::memory_order_release);
-    }
+    static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
+    const cudaError_t err = smem_attribute_once(kernel, (int)CFG::SMEM, configured);
+    if (err != cudaSuccess)
+        return err;
     kernel<<<(unsigned)blocks, CFG::THREADS, CFG::SMEM, stream>>>(q, sc, ws);
     return cudaGetLastError();
 }

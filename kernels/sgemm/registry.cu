@@ -67,6 +67,8 @@ size_t splitk_tail_work(const shim_sgemm_args *p)
 }
 
 enum variant_index {
+    V_TF32X3_PRESPLIT,
+    V_TF32_PRESPLIT,
     V_TF32X3_WGMMA,
     V_TF32_WGMMA,
     V_TF32X3_ASYNC,
@@ -95,6 +97,14 @@ enum variant_index {
  * kernel measured) is what runs when a split plan's workspace does not fit the device memory cap */
 const shim_sgemm_variant variants[V_COUNT] = {
     /* the tensor-core variants first: the FP32 ladder's order below stays what it says */
+    {"tf32x3_presplit",
+     "3xTF32: operands split once into TF32 hi/lo images in the workspace, bulk-copied to a warp-specialised "
+     "wgmma m64n128k8 kernel (2 consumer warpgroups, 3 stages), 128x128x32; Inf/NaN rows and columns in FP32",
+     tf32_presplit_accepts, tf32x3_presplit_work, tf32x3_presplit_launch, SHIM_SGEMM_3XTF32},
+    {"tf32_presplit",
+     "TF32: operands rounded once into TF32 images in the workspace, bulk-copied to a warp-specialised wgmma "
+     "m64n128k8 kernel (2 consumer warpgroups, 6 stages), 128x128x32",
+     tf32_presplit_accepts, tf32_presplit_work, tf32_presplit_launch, SHIM_SGEMM_TF32},
     {"tf32x3_wgmma", "3xTF32: Hopper wgmma m64n64k8 (4 warpgroups), both operands split into TF32 hi/hx/lo images, 128x128x32",
      tf32_wgmma_accepts, no_work, tf32x3_wgmma_launch, SHIM_SGEMM_3XTF32},
     {"tf32_wgmma", "TF32: Hopper wgmma m64n64k8 (4 warpgroups), one product of TF32-rounded operands, 128x128x32",

@@ -3,6 +3,7 @@
 #ifndef SHIM_SGEMM_DEVICE_CUH
 #define SHIM_SGEMM_DEVICE_CUH
 
+#include <atomic>
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -228,6 +229,27 @@ __device__ __forceinline__ void cp_async_commit()
 template <int PENDING> __device__ __forceinline__ void cp_async_wait()
 {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+}
+
+/* Raises a kernel's dynamic shared memory limit to bytes and prefers the largest shared-memory
+ * carveout, once per device (the attributes are a device's): configured is the caller's own static,
+ * one per kernel. Not remembered on failure, so a later call retries. */
+template <typename Kernel>
+inline cudaError_t smem_attribute_once(Kernel *kernel, int bytes, std::atomic<unsigned long long> &configured)
+{
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64)
+        device = 0;
+    const unsigned long long bit = 1ull << device;
+    if (configured.load(std::memory_order_acquire) & bit)
+        return cudaSuccess;
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   (int)cudaSharedmemCarveoutMaxShared);
+    if (err == cudaSuccess)
+        configured.fetch_or(bit, std::memory_order_release);
+    return err;
 }
 
 } // namespace sgemm

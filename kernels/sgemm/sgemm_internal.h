@@ -32,6 +32,17 @@ cudaError_t tf32x3_async_launch(const shim_sgemm_args *p);
 int tf32_wgmma_accepts(const shim_sgemm_args *p);
 cudaError_t tf32_wgmma_launch(const shim_sgemm_args *p);
 cudaError_t tf32x3_wgmma_launch(const shim_sgemm_args *p);
+/* the current device is a compute capability 9.0 GPU and the Hopper files were built for sm_90a */
+bool wgmma_usable();
+/* the same arithmetic with the split paid once: a pass writes each operand's TF32 parts to the
+ * workspace as the shared-memory images, a warp-specialised wgmma kernel bulk-copies them, and a
+ * last pass recomputes in FP32 the outputs whose row of A or column of B holds an Inf or NaN
+ * (tf32_presplit.cu, sm_90a) */
+int tf32_presplit_accepts(const shim_sgemm_args *p);
+size_t tf32_presplit_work(const shim_sgemm_args *p);
+size_t tf32x3_presplit_work(const shim_sgemm_args *p);
+cudaError_t tf32_presplit_launch(const shim_sgemm_args *p);
+cudaError_t tf32x3_presplit_launch(const shim_sgemm_args *p);
 
 /* C := beta*C (zeros when beta == 0) without touching A or B */
 cudaError_t scale_c_launch(const shim_sgemm_args *p);

@@ -199,22 +199,10 @@ template <int PASSES, bool KCA, bool KCB> cudaError_t launch_layout(const proble
 {
     void (*kernel)(const problem, int) = tf32_async_kernel<PASSES, KCA, KCB>;
     constexpr size_t smem = stages<KCA, KCB>::BYTES;
-    /* once per instantiation and device (the attributes are a device's); not cached on failure, so
-     * a later call retries */
-    static std::atomic<unsigned long long> configured{0};
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64)
-        device = 0;
-    const unsigned long long bit = 1ull << device;
-    if (!(configured.load(std::memory_order_acquire) & bit)) {
-        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (err == cudaSuccess)
-            err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                       (int)cudaSharedmemCarveoutMaxShared);
-        if (err != cudaSuccess)
-            return err;
-        configured.fetch_or(bit, std::memory_order_release);
-    }
+    static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
+    const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
+    if (err != cudaSuccess)
+        return err;
     kernel<<<(unsigned)blocks, THREADS, smem, stream>>>(q, tiles_m);
     return cudaGetLastError();
 }

@@ -25,6 +25,7 @@
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
 #include "tf32_split.cuh"
+#include "wgmma_tf32.cuh"
 
 namespace sgemm {
 namespace {
@@ -35,23 +36,16 @@ constexpr int WARPGROUPS = BM / 64 * (BN / WG_N);
 constexpr int THREADS = 128 * WARPGROUPS;
 constexpr int ACC = WG_N / 2;                        /* accumulators per thread */
 constexpr int PER_THREAD = BM * BK / THREADS;        /* elements of A (and of B) each thread moves per k tile */
-static_assert(WG_N == 64, "the wgmma below is m64n64k8");
-constexpr int CORE_K = 128;                   /* bytes to the next core matrix along k (LBO) */
-constexpr int CORE_N = BK / 4 * CORE_K;       /* bytes to the next 8 rows of n (SBO) */
+using wg::CORE_K;
+using wg::CORE_N;
+using wg::descriptor;
+using wg::fence_register;
+using wg::image_offset;
+static_assert(BK == wg::BK, "the images' k");
 constexpr int IMAGE_BYTES = BN * BK * 4;   /* one 128 x 32 image (BM == BN) */
 constexpr int STAGE_BYTES = 6 * IMAGE_BYTES; /* A's three images, then B's */
 constexpr int SMEM_BYTES = 2 * STAGE_BYTES;
 enum { HI = 0, HX = 1, LO = 2 };
-
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define SHIM_WGMMA_DEVICE 1
-#endif
-
-/* where element (r, k) of an image sits (r: m for A, n for B) */
-__device__ __forceinline__ int image_offset(int r, int k)
-{
-    return r / 8 * CORE_N + k / 4 * CORE_K + r % 8 * 16 + k % 4 * 4;
-}
 
 /* This thread's share of a 128 x 32 tile: PER_THREAD elements, at (r0 + dr(e), k0 + dk(e)) from a
  * base (r0, k0) of its own. A warp moves blocks of 8 rows x 4 k, its lanes along the operand's
@@ -119,42 +113,10 @@ __device__ __forceinline__ void store_share(char *stage, share sa, share sb, con
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-/* a shared-memory matrix descriptor: K-major, no swizzle, the strides above. Its high word is the
- * same for every tile, so only the low word (address and leading offset) is computed per use. */
-__device__ __forceinline__ uint64_t descriptor(uint32_t addr)
-{
-    const uint32_t lo = (addr & 0x3FFFFu) >> 4 | (uint32_t)(CORE_K >> 4) << 16, hi = CORE_N >> 4;
-    uint64_t d;
-    asm("mov.b64 %0, {%1, %2};" : "=l"(d) : "r"(lo), "r"(hi));
-    return d;
-}
-
-/* keeps the compiler from moving reads or writes of r across the asynchronous MMAs */
-__device__ __forceinline__ void fence_register(float &r)
-{
-    asm volatile("" : "+f"(r)::"memory");
-}
-
-/* d (+)= a b: a 64 x 8 TF32 tile of A and an 8 x 64 one of B, by descriptor; accumulate 0: d = a b */
+/* d (+)= a b on a 64 x 8 tile of A and an 8 x 64 one of B */
 __device__ __forceinline__ void wgmma(float (&d)[ACC], uint64_t desc_a, uint64_t desc_b, int accumulate)
 {
-#ifdef SHIM_WGMMA_DEVICE
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, "
-                 "%8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, "
-                 "%24, %25, %26, %27, %28, %29, %30, %31"
-                 "}, %32, %33, p, 1, 1;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-#endif
+    wg::mma<WG_N>(d, desc_a, desc_b, accumulate);
 }
 
 template <int PASSES, bool KCA, bool KCB>
@@ -251,19 +213,10 @@ template <int PASSES, bool KCA, bool KCB>
 cudaError_t launch_layout(const problem &q, int tiles_m, int blocks, cudaStream_t stream)
 {
     void (*kernel)(const problem, int) = tf32_wgmma_kernel<PASSES, KCA, KCB>;
-    /* once per instantiation and device (the attributes are a device's); not cached on failure, so
-     * a later call retries */
-    static std::atomic<unsigned long long> configured{0};
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64)
-        device = 0;
-    const unsigned long long bit = 1ull << device;
-    if (!(configured.load(std::memory_order_acquire) & bit)) {
-        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
-        if (err != cudaSuccess)
-            return err;
-        configured.fetch_or(bit, std::memory_order_release);
-    }
+    static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
+    const cudaError_t err = smem_attribute_once(kernel, SMEM_BYTES, configured);
+    if (err != cudaSuccess)
+        return err;
     kernel<<<(unsigned)blocks, THREADS, SMEM_BYTES, stream>>>(q, tiles_m);
     return cudaGetLastError();
 }
@@ -283,6 +236,8 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
     return kcb ? launch_layout<PASSES, false, true>(q, tiles_m, (int)blocks, p->stream)
                : launch_layout<PASSES, false, false>(q, tiles_m, (int)blocks, p->stream);
 }
+
+} // namespace
 
 /* the current device is a compute capability 9.0 GPU and this file was built for sm_90a; asked once
  * per device */
@@ -311,8 +266,6 @@ bool wgmma_usable()
     return (usable.load(std::memory_order_relaxed) & bit) != 0;
 #endif
 }
-
-} // namespace
 
 int tf32_wgmma_accepts(const shim_sgemm_args *p)
 {

@@ -1,0 +1,365 @@
+/* SGEMM on the tensor cores, fourth rung: the split into TF32 parts paid once per element, before
+ * the GEMM, instead of once per block tile that reads it (docs/notes/sgemm.md, "a fourth rung").
+ * One TF32 pass or three (3xTF32; the parameter PASSES), Hopper's wgmma (sm_90a).
+ *   1. pack: each operand, seen as R x K, is cut into chunks of 128 rows x 32 k; a block per chunk
+ *      writes its TF32 images (hi; with three passes also lo) to the workspace in the layout shared
+ *      memory wants (wgmma_tf32.cuh), zeros past the edges. Chunks of one row block follow each
+ *      other along k, so a block tile's k walk reads contiguous memory.
+ *      Inf and NaN (three passes): their hi and lo are written as 0, so no product of the split sees
+ *      one, and the row of A (column of B) that holds one is flagged.
+ *   2. gemm: 128x128 block tiles; a producer warp bulk-copies (cp.async.bulk) each k tile's A and B
+ *      chunks into one of STAGES shared stages, completing on the stage's "full" mbarrier; two
+ *      consumer warpgroups of 64 x 128 wait on it, issue wgmma m64n128k8 (lo*hi, hi*lo, hi*hi: the
+ *      small terms first), and free the stage on its "empty" mbarrier. Each k tile's products go
+ *      into fresh accumulators, added to the running sums with FP32 adds (the accuracy design of the
+ *      earlier rungs). Outputs in a flagged row or column are left to the fix-up.
+ *   3. fix-up (three passes, only when something was flagged): every output in a flagged row of A or
+ *      column of B is computed in FP32 on the CUDA cores, so that Inf x finite = Inf, Inf x 0 = NaN
+ *      and NaN stays NaN, exactly as IEEE FP32 arithmetic gives them.
+ * The workspace holds the images and the flags: about 4 bytes an element of A and B per image.
+ * The k order of every output element is fixed: results are bitwise reproducible. */
+#include <atomic>
+#include <cstdint>
+
+#include "sgemm_device.cuh"
+#include "sgemm_internal.h"
+#include "tf32_split.cuh"
+#include "wgmma_tf32.cuh"
+
+namespace sgemm {
+namespace {
+
+constexpr int BM = 128, BN = 128, BK = wg::BK;
+constexpr int ROWS = 128;                       /* rows of a chunk: BM == BN */
+constexpr int CONSUMERS = BM / 64;              /* warpgroups of 64 rows x BN */
+constexpr int THREADS = 128 * (CONSUMERS + 1);  /* and a producer warpgroup (one thread issues) */
+constexpr int ACC = BN / 2;
+constexpr int IMAGE_BYTES = ROWS * BK * 4;
+static_assert(BM == ROWS && BN == ROWS, "one chunk shape for both operands");
+
+template <int PASSES> struct shape {
+    static constexpr int IMAGES = PASSES == 3 ? 2 : 1; /* hi, lo */
+    static constexpr int CHUNK = IMAGES * IMAGE_BYTES;
+    static constexpr int STAGE = 2 * CHUNK; /* A's chunk, then B's */
+    static constexpr int STAGES = PASSES == 3 ? 3 : 6;
+    static constexpr int SMEM = STAGES * STAGE + 2 * STAGES * 8; /* and the full/empty mbarriers */
+};
+
+/* where the workspace puts the images and flags */
+struct images {
+    const char *a, *b;         /* chunk (row block rb, k tile kt) at (rb * ktiles + kt) * CHUNK */
+    unsigned *flag_a, *flag_b; /* m and n words: 1 where the row of op(A) / column of op(B) holds Inf or NaN */
+    unsigned *any;             /* 1 when any flag is set */
+    int ktiles;
+};
+
+int64_t blocks_of(int rows)
+{
+    return (rows + ROWS - 1) / ROWS;
+}
+
+template <int PASSES> size_t image_bytes(const shim_sgemm_args *p)
+{
+    const int64_t ktiles = (p->k + BK - 1) / BK;
+    return (size_t)((blocks_of(p->m) + blocks_of(p->n)) * ktiles) * shape<PASSES>::CHUNK;
+}
+
+template <int PASSES> size_t work_bytes(const shim_sgemm_args *p)
+{
+    return 128 + image_bytes<PASSES>(p) + (size_t)(p->m + p->n + 1) * sizeof(unsigned);
+}
+
+template <int PASSES> images layout(const shim_sgemm_args *p)
+{
+    char *base = (char *)(((uintptr_t)p->work + 127) & ~(uintptr_t)127);
+    images im;
+    im.ktiles = (p->k + BK - 1) / BK;
+    im.a = base;
+    im.b = base + (size_t)(blocks_of(p->m) * im.ktiles) * shape<PASSES>::CHUNK;
+    im.flag_a = (unsigned *)(base + image_bytes<PASSES>(p));
+    im.flag_b = im.flag_a + p->m;
+    im.any = im.flag_b + p->n;
+    return im;
+}
+
+/* ---- 1. pack --------------------------------------------------------------------------------- */
+
+constexpr int PACK_THREADS = 256;
+
+/* block c packs chunk c = rb * ktiles + kt of an operand (R x K view, KC: K-contiguous) */
+template <int PASSES, bool KC>
+__global__ void __launch_bounds__(PACK_THREADS) pack_kernel(const operand x, int k, int ktiles, char *chunks,
+                                                            unsigned *flags, unsigned *any)
+{
+    __shared__ float tile[ROWS][BK + 1];
+    const int64_t c = blockIdx.x;
+    const int r0 = (int)(c / ktiles) * ROWS, k0 = (int)(c % ktiles) * BK;
+    const int tid = (int)threadIdx.x;
+    /* a warp reads one row's 32 k (K-contiguous) or 32 rows of one k (R-contiguous) */
+#pragma unroll
+    for (int e = 0; e < ROWS * BK / PACK_THREADS; ++e) {
+        const int i = tid + e * PACK_THREADS;
+        const int r = KC ? i / BK : i % ROWS, l = KC ? i % BK : i / ROWS;
+        tile[r][l] = load_or_zero<KC>(x, r0 + r, k0 + l, k);
+    }
+    __syncthreads();
+    /* 16 bytes of an image per thread and step: a core-matrix row, 4 k of one row */
+    char *chunk = chunks + c * shape<PASSES>::CHUNK;
+#pragma unroll
+    for (int e = 0; e < IMAGE_BYTES / 16 / PACK_THREADS; ++e) {
+        const int byte = (tid + e * PACK_THREADS) * 16;
+        const int r = byte / wg::CORE_N * 8 + byte % wg::CORE_K / 16, l = byte % wg::CORE_N / wg::CORE_K * 4;
+        uint32_t hi[4], lo[4];
+        bool bad = false;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const float v = tile[r][l + j];
+            const split_value s = split<PASSES>(v);
+            if (PASSES == 3 && (__float_as_uint(v) & 0x7f800000u) == 0x7f800000u) {
+                bad = true; /* Inf or NaN: left to the fix-up, 0 for the products */
+                hi[j] = lo[j] = 0u;
+            } else {
+                hi[j] = s.hi;
+                lo[j] = s.lo;
+            }
+        }
+        *reinterpret_cast<uint4 *>(chunk + byte) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
+        if (PASSES == 3)
+            *reinterpret_cast<uint4 *>(chunk + IMAGE_BYTES + byte) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+        if (bad) {
+            flags[r0 + r] = 1u; /* a non-finite value lies inside the matrix: r0 + r < R */
+            *any = 1u;
+        }
+    }
+}
+
+/* ---- 2. gemm --------------------------------------------------------------------------------- */
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_expect(uint32_t bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* until the barrier's phase of this parity has completed */
+__device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity)
+{
+    unsigned done = 0;
+    do {
+        asm volatile("{\n"
+                     ".reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n"
+                     "}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* bytes (a multiple of 16) from global src to shared dst, completing on bar */
+__device__ __forceinline__ void bulk_copy(uint32_t dst, const void *src, unsigned bytes, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+
+template <int PASSES>
+__global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const images im, int tiles_m)
+{
+#ifdef SHIM_WGMMA_DEVICE
+    using S = shape<PASSES>;
+    extern __shared__ __align__(128) char smem[];
+    const uint32_t base = smem_addr(smem);
+    const uint32_t full = base + S::STAGES * S::STAGE, empty = full + S::STAGES * 8;
+    int tm, tn;
+    tile_coords<RASTER_GROUP>((int)blockIdx.x, tiles_m, (int)(gridDim.x / tiles_m), tm, tn);
+    const int tid = (int)threadIdx.x, group = tid / 128;
+    const int ktiles = im.ktiles;
+
+    if (tid == 0) {
+        for (int s = 0; s < S::STAGES; ++s) {
+            mbar_init(full + 8 * s, 1);                     /* the producer's expect_tx */
+            mbar_init(empty + 8 * s, CONSUMERS * 4);        /* one arrival per consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (group == CONSUMERS) { /* the producer */
+        if (tid == CONSUMERS * 128) {
+            const char *a = im.a + (size_t)tm * ktiles * S::CHUNK, *b = im.b + (size_t)tn * ktiles * S::CHUNK;
+            for (int kt = 0; kt < ktiles; ++kt) {
+                const int s = kt % S::STAGES, round = kt / S::STAGES;
+                if (round > 0)
+                    mbar_wait(empty + 8 * s, (unsigned)(round - 1) & 1u);
+                const uint32_t stage = base + s * S::STAGE;
+                mbar_expect(full + 8 * s, 2 * S::CHUNK);
+                bulk_copy(stage, a + (size_t)kt * S::CHUNK, S::CHUNK, full + 8 * s);
+                bulk_copy(stage + S::CHUNK, b + (size_t)kt * S::CHUNK, S::CHUNK, full + 8 * s);
+            }
+        }
+        return;
+    }
+
+    float acc[ACC], part[ACC];
+#pragma unroll
+    for (int i = 0; i < ACC; ++i)
+        acc[i] = part[i] = 0.0f;
+    for (int kt = 0; kt < ktiles; ++kt) {
+        const int s = kt % S::STAGES;
+        mbar_wait(full + 8 * s, (unsigned)(kt / S::STAGES) & 1u);
+        /* this warpgroup's 64 rows of A's images, all 128 of B's */
+        const uint32_t a_img = base + s * S::STAGE + group * 8 * wg::CORE_N, b_img = base + s * S::STAGE + S::CHUNK;
+        wg::fence_registers<BN>(part);
+        wg::mma_fence();
+#pragma unroll
+        for (int ks = 0; ks < BK / 8; ++ks) {
+            const uint32_t a = a_img + ks * 2 * wg::CORE_K, b = b_img + ks * 2 * wg::CORE_K;
+            if (PASSES == 3) { /* the small terms first */
+                wg::mma<BN>(part, wg::descriptor(a + IMAGE_BYTES), wg::descriptor(b), ks);
+                wg::mma<BN>(part, wg::descriptor(a), wg::descriptor(b + IMAGE_BYTES), 1);
+                wg::mma<BN>(part, wg::descriptor(a), wg::descriptor(b), 1);
+            } else {
+                wg::mma<BN>(part, wg::descriptor(a), wg::descriptor(b), ks);
+            }
+        }
+        wg::mma_commit();
+        wg::mma_wait_all();
+        wg::fence_registers<BN>(part);
+        __syncwarp();
+        if (tid % 32 == 0)
+            mbar_arrive(empty + 8 * s); /* this warp is done reading the stage */
+#pragma unroll
+        for (int i = 0; i < ACC; ++i)
+            acc[i] += part[i];
+    }
+
+    /* accumulator 4 j + e: row g (+ 8 for e >= 2), column 8 j + 2 t (+ 1 for odd e) */
+    const int lane = tid % 32, g = lane / 4, t = lane % 4;
+    const int row0 = tm * BM + group * 64 + tid % 128 / 32 * 16 + g, col0 = tn * BN + 2 * t;
+    const bool flagged = PASSES == 3 && *im.any;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int row = row0 + (e >= 2 ? 8 : 0), col = col0 + 8 * j + (e & 1);
+            if (row < p.m && col < p.n && !(flagged && (im.flag_a[row] | im.flag_b[col])))
+                store_c1(p, row, col, acc[4 * j + e]);
+        }
+#else
+    (void)p;
+    (void)im;
+    (void)tiles_m;
+    __trap(); /* not built for this GPU: the variant does not accept (wgmma_usable) */
+#endif
+}
+
+/* ---- 3. fix-up ------------------------------------------------------------------------------- */
+
+/* every output in a flagged row or column, in FP32: one block per column of C, its threads down
+ * the rows */
+__global__ void __launch_bounds__(256) fixup_kernel(const problem p, int transa, int transb, const images im)
+{
+    if (!*im.any)
+        return;
+    for (int j = (int)blockIdx.x; j < p.n; j += (int)gridDim.x) {
+        const bool column = im.flag_b[j] != 0;
+        for (int i = (int)threadIdx.x; i < p.m; i += (int)blockDim.x) {
+            if (!column && !im.flag_a[i])
+                continue;
+            float s = 0.0f;
+            for (int l = 0; l < p.k; ++l) {
+                const float a = transa ? *element_ptr<true>(p.a, i, l) : *element_ptr<false>(p.a, i, l);
+                const float b = transb ? *element_ptr<false>(p.b, j, l) : *element_ptr<true>(p.b, j, l);
+                s = fmaf(a, b, s);
+            }
+            store_c1(p, i, j, s);
+        }
+    }
+}
+
+/* ---- launch ---------------------------------------------------------------------------------- */
+
+template <int PASSES, bool KC>
+cudaError_t pack(const operand &x, int k, const images &im, const char *chunks, unsigned *flags,
+                 cudaStream_t stream)
+{
+    const int64_t count = blocks_of(x.rows) * im.ktiles;
+    pack_kernel<PASSES, KC><<<(unsigned)count, PACK_THREADS, 0, stream>>>(x, k, im.ktiles, (char *)chunks, flags,
+                                                                         im.any);
+    return cudaGetLastError();
+}
+
+template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
+{
+    using S = shape<PASSES>;
+    const problem q = make_problem(p);
+    const images im = layout<PASSES>(p);
+    cudaError_t err = cudaSuccess;
+    if (PASSES == 3)
+        err = cudaMemsetAsync(im.flag_a, 0, (size_t)(p->m + p->n + 1) * sizeof(unsigned), p->stream);
+    /* op(A) is K-contiguous when A is stored transposed; op(B)^T when B is not */
+    if (err == cudaSuccess)
+        err = p->transa ? pack<PASSES, true>(q.a, p->k, im, im.a, im.flag_a, p->stream)
+                        : pack<PASSES, false>(q.a, p->k, im, im.a, im.flag_a, p->stream);
+    if (err == cudaSuccess)
+        err = p->transb ? pack<PASSES, false>(q.b, p->k, im, im.b, im.flag_b, p->stream)
+                        : pack<PASSES, true>(q.b, p->k, im, im.b, im.flag_b, p->stream);
+    if (err != cudaSuccess)
+        return err;
+
+    void (*kernel)(const problem, const images, int) = gemm_kernel<PASSES>;
+    static std::atomic<unsigned long long> configured{0};
+    err = smem_attribute_once(kernel, S::SMEM, configured);
+    if (err != cudaSuccess)
+        return err;
+    const int tiles_m = (int)blocks_of(p->m);
+    const int64_t blocks = (int64_t)tiles_m * blocks_of(p->n);
+    kernel<<<(unsigned)blocks, THREADS, S::SMEM, p->stream>>>(q, im, tiles_m);
+    err = cudaGetLastError();
+    if (err == cudaSuccess && PASSES == 3) {
+        const int columns = (int)std::min<int64_t>(p->n, (int64_t)sm_count() * 8);
+        fixup_kernel<<<(unsigned)columns, 256, 0, p->stream>>>(q, p->transa, p->transb, im);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+} // namespace
+
+int tf32_presplit_accepts(const shim_sgemm_args *p)
+{
+    /* one block per output tile and per chunk of either operand */
+    const int64_t ktiles = (p->k + BK - 1) / BK;
+    return wgmma_usable() && blocks_of(p->m) * blocks_of(p->n) <= INT32_MAX &&
+           std::max(blocks_of(p->m), blocks_of(p->n)) * ktiles <= INT32_MAX;
+}
+size_t tf32_presplit_work(const shim_sgemm_args *p)
+{
+    return work_bytes<1>(p);
+}
+size_t tf32x3_presplit_work(const shim_sgemm_args *p)
+{
+    return work_bytes<3>(p);
+}
+cudaError_t tf32_presplit_launch(const shim_sgemm_args *p)
+{
+    return launch<1>(p);
+}
+cudaError_t tf32x3_presplit_launch(const shim_sgemm_args *p)
+{
+    return launch<3>(p);
+}
+
+} // namespace sgemm
