@@ -226,11 +226,12 @@ static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen
 
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 {
-    /* the tensor-core classes: Hopper's warpgroup MMA where the GPU has it, else the register-staged
+    /* the tensor-core classes: on Hopper the kernels fed by a split done once before the GEMM, then
+     * Hopper's warpgroup MMA with the split in the kernel, else the register-staged
      * mma.sync kernels (measured faster than the ring-fed ones: docs/notes/sgemm.md), else the
      * ring-fed ones (grids too large for all of them: the FP32 kernels) */
-    static const int tensor_core[][3] = {{V_TF32X3_WGMMA, V_TF32X3_MMA, V_TF32X3_ASYNC},
-                                         {V_TF32_WGMMA, V_TF32_MMA, V_TF32_ASYNC}};
+    static const int tensor_core[][4] = {{V_TF32X3_PRESPLIT, V_TF32X3_WGMMA, V_TF32X3_MMA, V_TF32X3_ASYNC},
+                                         {V_TF32_PRESPLIT, V_TF32_WGMMA, V_TF32_MMA, V_TF32_ASYNC}};
     if (p->math == SHIM_SGEMM_3XTF32 || p->math == SHIM_SGEMM_TF32)
         for (int v : tensor_core[p->math == SHIM_SGEMM_TF32])
             if (variants[v].accepts(p))

@@ -13,10 +13,14 @@
  *      small terms first), and free the stage on its "empty" mbarrier. Each k tile's products go
  *      into fresh accumulators, added to the running sums with FP32 adds (the accuracy design of the
  *      earlier rungs). Outputs in a flagged row or column are left to the fix-up.
+ *      Grids of fewer tiles than the GPU has multiprocessors split K: `splits` blocks per tile, each
+ *      over its own run of k tiles, write their sums to the workspace, and a reduction adds them in
+ *      slice order and applies alpha and beta.
  *   3. fix-up (three passes, only when something was flagged): every output in a flagged row of A or
  *      column of B is computed in FP32 on the CUDA cores, so that Inf x finite = Inf, Inf x 0 = NaN
  *      and NaN stays NaN, exactly as IEEE FP32 arithmetic gives them.
- * The workspace holds the images and the flags: about 4 bytes an element of A and B per image.
+ * The workspace holds the images and the flags (about 4 bytes an element of A and B per image), and
+ * the slices' sums when K is split.
  * The k order of every output element is fixed: results are bitwise reproducible. */
 #include <atomic>
 #include <cstdint>
@@ -50,7 +54,9 @@ struct images {
     const char *a, *b;         /* chunk (row block rb, k tile kt) at (rb * ktiles + kt) * CHUNK */
     unsigned *flag_a, *flag_b; /* m and n words: 1 where the row of op(A) / column of op(B) holds Inf or NaN */
     unsigned *any;             /* 1 when any flag is set */
+    float *sums;               /* split K: slice s's m x n sums at s * m * n, column-major */
     int ktiles;
+    int kslice;                /* k tiles per slice; ktiles when K is not split */
 };
 
 int64_t blocks_of(int rows)
@@ -64,9 +70,37 @@ template <int PASSES> size_t image_bytes(const shim_sgemm_args *p)
     return (size_t)((blocks_of(p->m) + blocks_of(p->n)) * ktiles) * shape<PASSES>::CHUNK;
 }
 
+/* K is split when the output tiles leave multiprocessors idle: as many slices as fill the GPU once,
+ * each at least MIN_SLICE k tiles */
+constexpr int MIN_SLICE = 8;
+
+int kslice_of(const shim_sgemm_args *p)
+{
+    const int ktiles = (p->k + BK - 1) / BK;
+    const int64_t tiles = blocks_of(p->m) * blocks_of(p->n);
+    int64_t splits = std::min<int64_t>(sm_count() / tiles, ktiles / MIN_SLICE);
+    if (splits < 2)
+        return ktiles;
+    return (int)((ktiles + splits - 1) / splits);
+}
+
+int splits_of(const shim_sgemm_args *p)
+{
+    const int ktiles = (p->k + BK - 1) / BK, kslice = kslice_of(p);
+    return (ktiles + kslice - 1) / kslice;
+}
+
+size_t flag_bytes(const shim_sgemm_args *p)
+{
+    /* rounded to 16 bytes: the sums follow */
+    return ((size_t)(p->m + p->n + 1) * sizeof(unsigned) + 15) & ~(size_t)15;
+}
+
 template <int PASSES> size_t work_bytes(const shim_sgemm_args *p)
 {
-    return 128 + image_bytes<PASSES>(p) + (size_t)(p->m + p->n + 1) * sizeof(unsigned);
+    const int splits = splits_of(p);
+    const size_t sums = splits > 1 ? (size_t)splits * p->m * p->n * sizeof(float) : 0;
+    return 128 + image_bytes<PASSES>(p) + flag_bytes(p) + sums;
 }
 
 template <int PASSES> images layout(const shim_sgemm_args *p)
@@ -79,6 +113,8 @@ template <int PASSES> images layout(const shim_sgemm_args *p)
     im.flag_a = (unsigned *)(base + image_bytes<PASSES>(p));
     im.flag_b = im.flag_a + p->m;
     im.any = im.flag_b + p->n;
+    im.kslice = kslice_of(p);
+    im.sums = im.kslice < im.ktiles ? (float *)((char *)im.flag_a + flag_bytes(p)) : nullptr;
     return im;
 }
 
@@ -175,17 +211,19 @@ __device__ __forceinline__ void bulk_copy(uint32_t dst, const void *src, unsigne
 }
 
 template <int PASSES>
-__global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const images im, int tiles_m)
+__global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const images im, int tiles_m, int tiles_n)
 {
 #ifdef SHIM_WGMMA_DEVICE
     using S = shape<PASSES>;
     extern __shared__ __align__(128) char smem[];
     const uint32_t base = smem_addr(smem);
     const uint32_t full = base + S::STAGES * S::STAGE, empty = full + S::STAGES * 8;
+    /* block b: tile b % tiles, k slice b / tiles */
+    const int tiles = tiles_m * tiles_n, slice = (int)blockIdx.x / tiles;
     int tm, tn;
-    tile_coords<RASTER_GROUP>((int)blockIdx.x, tiles_m, (int)(gridDim.x / tiles_m), tm, tn);
+    tile_coords<RASTER_GROUP>((int)blockIdx.x % tiles, tiles_m, tiles_n, tm, tn);
     const int tid = (int)threadIdx.x, group = tid / 128;
-    const int ktiles = im.ktiles;
+    const int kt0 = slice * im.kslice, count = min(im.ktiles - kt0, im.kslice);
 
     if (tid == 0) {
         for (int s = 0; s < S::STAGES; ++s) {
@@ -198,8 +236,9 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const
 
     if (group == CONSUMERS) { /* the producer */
         if (tid == CONSUMERS * 128) {
-            const char *a = im.a + (size_t)tm * ktiles * S::CHUNK, *b = im.b + (size_t)tn * ktiles * S::CHUNK;
-            for (int kt = 0; kt < ktiles; ++kt) {
+            const char *a = im.a + ((size_t)tm * im.ktiles + kt0) * S::CHUNK;
+            const char *b = im.b + ((size_t)tn * im.ktiles + kt0) * S::CHUNK;
+            for (int kt = 0; kt < count; ++kt) {
                 const int s = kt % S::STAGES, round = kt / S::STAGES;
                 if (round > 0)
                     mbar_wait(empty + 8 * s, (unsigned)(round - 1) & 1u);
@@ -216,7 +255,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const
 #pragma unroll
     for (int i = 0; i < ACC; ++i)
         acc[i] = part[i] = 0.0f;
-    for (int kt = 0; kt < ktiles; ++kt) {
+    for (int kt = 0; kt < count; ++kt) {
         const int s = kt % S::STAGES;
         mbar_wait(full + 8 * s, (unsigned)(kt / S::STAGES) & 1u);
         /* this warpgroup's 64 rows of A's images, all 128 of B's */
@@ -249,20 +288,43 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const
     const int lane = tid % 32, g = lane / 4, t = lane % 4;
     const int row0 = tm * BM + group * 64 + tid % 128 / 32 * 16 + g, col0 = tn * BN + 2 * t;
     const bool flagged = PASSES == 3 && *im.any;
+    float *sums = im.sums ? im.sums + (size_t)slice * p.m * p.n : nullptr;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int row = row0 + (e >= 2 ? 8 : 0), col = col0 + 8 * j + (e & 1);
-            if (row < p.m && col < p.n && !(flagged && (im.flag_a[row] | im.flag_b[col])))
+            if (row >= p.m || col >= p.n)
+                continue;
+            if (sums)
+                sums[(size_t)col * p.m + row] = acc[4 * j + e];
+            else if (!(flagged && (im.flag_a[row] | im.flag_b[col])))
                 store_c1(p, row, col, acc[4 * j + e]);
         }
 #else
     (void)p;
     (void)im;
     (void)tiles_m;
+    (void)tiles_n;
     __trap(); /* not built for this GPU: the variant does not accept (wgmma_usable) */
 #endif
+}
+
+/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C, but for the outputs
+ * left to the fix-up */
+template <int PASSES> __global__ void __launch_bounds__(256) reduce_kernel(const problem p, const images im, int splits)
+{
+    const bool flagged = PASSES == 3 && *im.any;
+    const int64_t total = (int64_t)p.m * p.n;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        const int i = (int)(e % p.m), j = (int)(e / p.m);
+        if (flagged && (im.flag_a[i] | im.flag_b[j]))
+            continue;
+        float s = im.sums[e];
+        for (int sl = 1; sl < splits; ++sl)
+            s += im.sums[sl * total + e];
+        store_c1(p, i, j, s);
+    }
 }
 
 /* ---- 3. fix-up ------------------------------------------------------------------------------- */
@@ -319,15 +381,21 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
     if (err != cudaSuccess)
         return err;
 
-    void (*kernel)(const problem, const images, int) = gemm_kernel<PASSES>;
+    void (*kernel)(const problem, const images, int, int) = gemm_kernel<PASSES>;
     static std::atomic<unsigned long long> configured{0};
     err = smem_attribute_once(kernel, S::SMEM, configured);
     if (err != cudaSuccess)
         return err;
-    const int tiles_m = (int)blocks_of(p->m);
-    const int64_t blocks = (int64_t)tiles_m * blocks_of(p->n);
-    kernel<<<(unsigned)blocks, THREADS, S::SMEM, p->stream>>>(q, im, tiles_m);
+    const int tiles_m = (int)blocks_of(p->m), tiles_n = (int)blocks_of(p->n);
+    const int splits = (im.ktiles + im.kslice - 1) / im.kslice;
+    kernel<<<(unsigned)((int64_t)tiles_m * tiles_n * splits), THREADS, S::SMEM, p->stream>>>(q, im, tiles_m, tiles_n);
     err = cudaGetLastError();
+    if (err == cudaSuccess && splits > 1) {
+        const int64_t total = (int64_t)p->m * p->n;
+        const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
+        reduce_kernel<PASSES><<<(unsigned)blocks, 256, 0, p->stream>>>(q, im, splits);
+        err = cudaGetLastError();
+    }
     if (err == cudaSuccess && PASSES == 3) {
         const int columns = (int)std::min<int64_t>(p->n, (int64_t)sm_count() * 8);
         fixup_kernel<<<(unsigned)columns, 256, 0, p->stream>>>(q, p->transa, p->transb, im);
