@@ -5,8 +5,8 @@
  * [-1, 1], normal, all-positive [0, 1], heavy cancellation, wide exponents 2^-60..2^60, denormal A);
  * for every output, err = |c - c64| / sum_k |a_ik b_kj| against a float64 reference computed on the
  * host from the same floats; max and RMS per method: cuBLAS pedantic FP32 (CUBLAS_COMPUTE_32F_PEDANTIC),
- * cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32), our fp32 (the selector's choice) and each of our
- * tensor-core variants (3xTF32 and TF32) by name.
+ * cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32), our fp32 and 3xtf32 modes (the selector's choice) and
+ * each of our tensor-core variants (3xTF32 and TF32) by name.
  * Speed: TFLOP/s (median of 5 after warm-up) of cuBLAS pedantic FP32 and the same methods of ours, on
  * squares 2048-16384 (NN) and on the four transpose cases and the awkward shapes of docs/perf.md.
  * Usage: sgemm_math [CSV]   (markdown to stdout, one CSV of both parts)
@@ -32,10 +32,12 @@
         }                                                                                                            \
     } while (0)
 
-/* the methods compared: cuBLAS in two compute types, our FP32 selector, and every registered
- * tensor-core variant of ours by name (filled in by find_methods) */
-enum { CUBLAS_FP32, CUBLAS_TF32, OURS_FP32, FIRST_VARIANT, MAX_METHODS = 16 };
-static const char *method_names[MAX_METHODS] = {"cuBLAS FP32 (pedantic)", "cuBLAS TF32", "shimblas fp32"};
+/* the methods compared: cuBLAS in two compute types, our selector in fp32 and in 3xtf32 mode (what
+ * SHIMBLAS_SGEMM_MATH gives: the FP32 kernels where they are expected to be faster), and every
+ * registered tensor-core variant of ours by name (filled in by find_methods) */
+enum { CUBLAS_FP32, CUBLAS_TF32, OURS_FP32, OURS_3XTF32, FIRST_VARIANT, MAX_METHODS = 18 };
+static const char *method_names[MAX_METHODS] = {"cuBLAS FP32 (pedantic)", "cuBLAS TF32", "shimblas fp32",
+                                                "shimblas 3xtf32 mode"};
 static const shim_sgemm_variant *method_variant[MAX_METHODS];
 static int METHODS = FIRST_VARIANT;
 
@@ -79,7 +81,8 @@ static void run(int method, int ta, int tb, int m, int n, int k, const float *a,
         return;
     }
     const shim_sgemm_variant *v = method_variant[method];
-    shim_sgemm_args p = {ta, tb, m, n, k, 1.0f, 0.0f, a, lda, b, ldb, c, m, NULL, 0, stream, v ? v->math : SHIM_SGEMM_FP32};
+    const int math = v ? v->math : method == OURS_3XTF32 ? SHIM_SGEMM_3XTF32 : SHIM_SGEMM_FP32;
+    shim_sgemm_args p = {ta, tb, m, n, k, 1.0f, 0.0f, a, lda, b, ldb, c, m, NULL, 0, stream, math};
     if (!v)
         v = shim_sgemm_select(&p);
     size_t need = shim_sgemm_work_bytes(v, &p);

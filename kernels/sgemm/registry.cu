@@ -224,21 +224,14 @@ static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen
     return chosen;
 }
 
-extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
+/* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
+ * is all there is) */
+static int select_fp32(const shim_sgemm_args *p, double *seconds)
 {
-    /* the tensor-core classes: on Hopper the kernels fed by a split done once before the GEMM, then
-     * Hopper's warpgroup MMA with the split in the kernel, else the register-staged
-     * mma.sync kernels (measured faster than the ring-fed ones: docs/notes/sgemm.md), else the
-     * ring-fed ones (grids too large for all of them: the FP32 kernels) */
-    static const int tensor_core[][4] = {{V_TF32X3_PRESPLIT, V_TF32X3_WGMMA, V_TF32X3_MMA, V_TF32X3_ASYNC},
-                                         {V_TF32_PRESPLIT, V_TF32_WGMMA, V_TF32_MMA, V_TF32_ASYNC}};
-    if (p->math == SHIM_SGEMM_3XTF32 || p->math == SHIM_SGEMM_TF32)
-        for (int v : tensor_core[p->math == SHIM_SGEMM_TF32])
-            if (variants[v].accepts(p))
-                return &variants[v];
-    /* tiny products: launch latency is all there is, and naive has the least set-up */
+    *seconds = 0.0;
+    /* tiny products: naive has the least set-up */
     if (p->k <= 256 && (int64_t)p->m * p->n * std::max(p->k, 1) <= ((int64_t)1 << 18))
-        return &variants[V_NAIVE];
+        return V_NAIVE;
     int best = V_PIPE_128x128;
     double best_cost = INFINITY;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
@@ -256,12 +249,40 @@ extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
             best = V_SPLITK;
         }
         const plan tail = plan_tail(p);
-        if (tail.split_tiles > 0 && tail.dp_tiles > 0 && plan_cost(p, tail) < SPLIT_MARGIN * best_cost)
+        if (tail.split_tiles > 0 && tail.dp_tiles > 0 && plan_cost(p, tail) < SPLIT_MARGIN * best_cost) {
+            best_cost = plan_cost(p, tail) / SPLIT_MARGIN;
             best = V_SPLITK_TAIL;
+        }
     }
     if (p->transa && best != V_SPLITK)
         best = register_staged_for_transposed_a(p, best);
-    return &variants[best];
+    *seconds = best_cost;
+    return best;
+}
+
+extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
+{
+    double fp32_seconds;
+    const int fp32 = select_fp32(p, &fp32_seconds);
+    if (p->math != SHIM_SGEMM_3XTF32 && p->math != SHIM_SGEMM_TF32)
+        return &variants[fp32];
+    /* The tensor-core classes: on Hopper the kernels fed by a split done once before the GEMM,
+     * unless the FP32 kernels are expected to be faster (thin shapes, where the pre-split's traffic
+     * is most of the time, and the tiny products: FP32 is also the more accurate); then Hopper's
+     * warpgroup MMA with the split in the kernel, else the register-staged mma.sync kernels
+     * (measured faster than the ring-fed ones: docs/notes/sgemm.md), else the ring-fed ones
+     * (grids too large for all of them: the FP32 kernels). */
+    const bool tf32 = p->math == SHIM_SGEMM_TF32;
+    static const int tensor_core[][4] = {{V_TF32X3_PRESPLIT, V_TF32X3_WGMMA, V_TF32X3_MMA, V_TF32X3_ASYNC},
+                                         {V_TF32_PRESPLIT, V_TF32_WGMMA, V_TF32_MMA, V_TF32_ASYNC}};
+    for (int v : tensor_core[tf32]) {
+        if (!variants[v].accepts(p))
+            continue;
+        if (v == tensor_core[tf32][0] && tf32_presplit_cost(p, tf32 ? 1 : 3) > fp32_seconds)
+            return &variants[fp32];
+        return &variants[v];
+    }
+    return &variants[fp32];
 }
 
 extern "C" size_t shim_sgemm_work_bytes(const shim_sgemm_variant *v, const shim_sgemm_args *p)

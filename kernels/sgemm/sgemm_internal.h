@@ -39,6 +39,8 @@ bool wgmma_usable();
  * last pass recomputes in FP32 the outputs whose row of A or column of B holds an Inf or NaN
  * (tf32_presplit.cu, sm_90a) */
 int tf32_presplit_accepts(const shim_sgemm_args *p);
+/* its expected seconds (passes: 1 or 3), to weigh against the FP32 kernels' plan_cost */
+double tf32_presplit_cost(const shim_sgemm_args *p, int passes);
 size_t tf32_presplit_work(const shim_sgemm_args *p);
 size_t tf32x3_presplit_work(const shim_sgemm_args *p);
 cudaError_t tf32_presplit_launch(const shim_sgemm_args *p);

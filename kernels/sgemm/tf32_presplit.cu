@@ -122,13 +122,11 @@ template <int PASSES> images layout(const shim_sgemm_args *p)
 
 constexpr int PACK_THREADS = 256;
 
-/* block c packs chunk c = rb * ktiles + kt of an operand (R x K view, KC: K-contiguous) */
+/* packs chunk c = rb * ktiles + kt of an operand (R x K view, KC: K-contiguous) */
 template <int PASSES, bool KC>
-__global__ void __launch_bounds__(PACK_THREADS) pack_kernel(const operand x, int k, int ktiles, char *chunks,
-                                                            unsigned *flags, unsigned *any)
+__device__ __forceinline__ void pack_chunk(float (&tile)[ROWS][BK + 1], const operand &x, int k, int ktiles, int64_t c,
+                                           char *chunks, unsigned *flags, unsigned *any)
 {
-    __shared__ float tile[ROWS][BK + 1];
-    const int64_t c = blockIdx.x;
     const int r0 = (int)(c / ktiles) * ROWS, k0 = (int)(c % ktiles) * BK;
     const int tid = (int)threadIdx.x;
     /* a warp reads one row's 32 k (K-contiguous) or 32 rows of one k (R-contiguous) */
@@ -167,6 +165,19 @@ __global__ void __launch_bounds__(PACK_THREADS) pack_kernel(const operand x, int
             *any = 1u;
         }
     }
+}
+
+/* block c < chunks_a packs A's chunk c, the others B's chunk c - chunks_a */
+template <int PASSES, bool KCA, bool KCB>
+__global__ void __launch_bounds__(PACK_THREADS) pack_kernel(const operand a, const operand b, int k, int64_t chunks_a,
+                                                            const images im)
+{
+    __shared__ float tile[ROWS][BK + 1];
+    const int64_t c = blockIdx.x;
+    if (c < chunks_a)
+        pack_chunk<PASSES, KCA>(tile, a, k, im.ktiles, c, (char *)im.a, im.flag_a, im.any);
+    else
+        pack_chunk<PASSES, KCB>(tile, b, k, im.ktiles, c - chunks_a, (char *)im.b, im.flag_b, im.any);
 }
 
 /* ---- 2. gemm --------------------------------------------------------------------------------- */
@@ -310,16 +321,31 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const
 #endif
 }
 
-/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C, but for the outputs
- * left to the fix-up */
-template <int PASSES> __global__ void __launch_bounds__(256) reduce_kernel(const problem p, const images im, int splits)
+/* output (i, j) in FP32 on the CUDA cores, k in order: IEEE's Inf and NaN for the flagged outputs */
+__device__ float fp32_dot(const problem &p, int transa, int transb, int i, int j)
+{
+    float s = 0.0f;
+    for (int l = 0; l < p.k; ++l) {
+        const float a = transa ? *element_ptr<true>(p.a, i, l) : *element_ptr<false>(p.a, i, l);
+        const float b = transb ? *element_ptr<false>(p.b, j, l) : *element_ptr<true>(p.b, j, l);
+        s = fmaf(a, b, s);
+    }
+    return s;
+}
+
+/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C; the outputs in a
+ * flagged row or column are computed here in FP32 (no separate fix-up) */
+template <int PASSES>
+__global__ void __launch_bounds__(256) reduce_kernel(const problem p, int transa, int transb, const images im, int splits)
 {
     const bool flagged = PASSES == 3 && *im.any;
     const int64_t total = (int64_t)p.m * p.n;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
         const int i = (int)(e % p.m), j = (int)(e / p.m);
-        if (flagged && (im.flag_a[i] | im.flag_b[j]))
+        if (flagged && (im.flag_a[i] | im.flag_b[j])) {
+            store_c1(p, i, j, fp32_dot(p, transa, transb, i, j));
             continue;
+        }
         float s = im.sums[e];
         for (int sl = 1; sl < splits; ++sl)
             s += im.sums[sl * total + e];
@@ -329,37 +355,27 @@ template <int PASSES> __global__ void __launch_bounds__(256) reduce_kernel(const
 
 /* ---- 3. fix-up ------------------------------------------------------------------------------- */
 
-/* every output in a flagged row or column, in FP32: one block per column of C, its threads down
- * the rows */
+/* K not split: every output in a flagged row or column, in FP32; one block per column of C, its
+ * threads down the rows */
 __global__ void __launch_bounds__(256) fixup_kernel(const problem p, int transa, int transb, const images im)
 {
     if (!*im.any)
         return;
     for (int j = (int)blockIdx.x; j < p.n; j += (int)gridDim.x) {
         const bool column = im.flag_b[j] != 0;
-        for (int i = (int)threadIdx.x; i < p.m; i += (int)blockDim.x) {
-            if (!column && !im.flag_a[i])
-                continue;
-            float s = 0.0f;
-            for (int l = 0; l < p.k; ++l) {
-                const float a = transa ? *element_ptr<true>(p.a, i, l) : *element_ptr<false>(p.a, i, l);
-                const float b = transb ? *element_ptr<false>(p.b, j, l) : *element_ptr<true>(p.b, j, l);
-                s = fmaf(a, b, s);
-            }
-            store_c1(p, i, j, s);
-        }
+        for (int i = (int)threadIdx.x; i < p.m; i += (int)blockDim.x)
+            if (column || im.flag_a[i])
+                store_c1(p, i, j, fp32_dot(p, transa, transb, i, j));
     }
 }
 
 /* ---- launch ---------------------------------------------------------------------------------- */
 
-template <int PASSES, bool KC>
-cudaError_t pack(const operand &x, int k, const images &im, const char *chunks, unsigned *flags,
-                 cudaStream_t stream)
+template <int PASSES, bool KCA, bool KCB> cudaError_t pack(const shim_sgemm_args *p, const problem &q, const images &im)
 {
-    const int64_t count = blocks_of(x.rows) * im.ktiles;
-    pack_kernel<PASSES, KC><<<(unsigned)count, PACK_THREADS, 0, stream>>>(x, k, im.ktiles, (char *)chunks, flags,
-                                                                         im.any);
+    const int64_t chunks_a = blocks_of(p->m) * im.ktiles, chunks_b = blocks_of(p->n) * im.ktiles;
+    pack_kernel<PASSES, KCA, KCB><<<(unsigned)(chunks_a + chunks_b), PACK_THREADS, 0, p->stream>>>(q.a, q.b, p->k,
+                                                                                                  chunks_a, im);
     return cudaGetLastError();
 }
 
@@ -373,11 +389,8 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
         err = cudaMemsetAsync(im.flag_a, 0, (size_t)(p->m + p->n + 1) * sizeof(unsigned), p->stream);
     /* op(A) is K-contiguous when A is stored transposed; op(B)^T when B is not */
     if (err == cudaSuccess)
-        err = p->transa ? pack<PASSES, true>(q.a, p->k, im, im.a, im.flag_a, p->stream)
-                        : pack<PASSES, false>(q.a, p->k, im, im.a, im.flag_a, p->stream);
-    if (err == cudaSuccess)
-        err = p->transb ? pack<PASSES, false>(q.b, p->k, im, im.b, im.flag_b, p->stream)
-                        : pack<PASSES, true>(q.b, p->k, im, im.b, im.flag_b, p->stream);
+        err = p->transa ? (p->transb ? pack<PASSES, true, false>(p, q, im) : pack<PASSES, true, true>(p, q, im))
+                        : (p->transb ? pack<PASSES, false, false>(p, q, im) : pack<PASSES, false, true>(p, q, im));
     if (err != cudaSuccess)
         return err;
 
@@ -393,10 +406,9 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
     if (err == cudaSuccess && splits > 1) {
         const int64_t total = (int64_t)p->m * p->n;
         const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
-        reduce_kernel<PASSES><<<(unsigned)blocks, 256, 0, p->stream>>>(q, im, splits);
+        reduce_kernel<PASSES><<<(unsigned)blocks, 256, 0, p->stream>>>(q, p->transa, p->transb, im, splits);
         err = cudaGetLastError();
-    }
-    if (err == cudaSuccess && PASSES == 3) {
+    } else if (err == cudaSuccess && PASSES == 3) {
         const int columns = (int)std::min<int64_t>(p->n, (int64_t)sm_count() * 8);
         fixup_kernel<<<(unsigned)columns, 256, 0, p->stream>>>(q, p->transa, p->transb, im);
         err = cudaGetLastError();
@@ -411,8 +423,30 @@ int tf32_presplit_accepts(const shim_sgemm_args *p)
     /* one block per output tile and per chunk of either operand */
     const int64_t ktiles = (p->k + BK - 1) / BK;
     return wgmma_usable() && blocks_of(p->m) * blocks_of(p->n) <= INT32_MAX &&
-           std::max(blocks_of(p->m), blocks_of(p->n)) * ktiles <= INT32_MAX;
+           (blocks_of(p->m) + blocks_of(p->n)) * ktiles <= INT32_MAX;
 }
+/* Seconds a call is expected to take, for the selector to weigh against the FP32 kernels: the
+ * pack's traffic (4 bytes read and 4 written per image, an element of A and B), then the larger of
+ * the GEMM's waves and its first reading of the images, then the split's reduction and the
+ * launches. Rates measured on the H200 (2026-11-23, docs/notes/sgemm.md): the GEMM kernel alone
+ * does about 140 TFLOP/s in three passes and 250 in one; the passes move about 3.5 TB/s. */
+double tf32_presplit_cost(const shim_sgemm_args *p, int passes)
+{
+    constexpr double BYTES_PER_S = 3.5e12, BLOCK_S = 3.0e-6, REDUCE_S = 5.0e-6, LAUNCHES_S = 12.0e-6;
+    const double rate = (passes == 3 ? 140.0e12 : 250.0e12) / 132, images = passes == 3 ? 2 : 1;
+    const int64_t tiles = blocks_of(p->m) * blocks_of(p->n), splits = splits_of(p);
+    const int sms = sm_count();
+    const int64_t waves = (tiles * splits + sms - 1) / sms;
+    const double block_flops = 2.0 * BM * BN * BK * (double)kslice_of(p);
+    const double elements = (double)p->k * ((double)p->m + p->n);
+    const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
+    const double pack = elements * 4 * (1 + images) / BYTES_PER_S;
+    const double gemm = std::max((double)waves * (block_flops / rate + BLOCK_S),
+                                 (elements * 4 * images + c_bytes) / BYTES_PER_S);
+    const double reduce = splits > 1 ? REDUCE_S + 2.0 * 4 * splits * p->m * (double)p->n / BYTES_PER_S : 0.0;
+    return pack + gemm + reduce + LAUNCHES_S;
+}
+
 size_t tf32_presplit_work(const shim_sgemm_args *p)
 {
     return work_bytes<1>(p);
