@@ -107,36 +107,44 @@ static void check_class(const char *cls, const shim_sgemm_variant *v, int math)
     const double extra = math == SHIM_SGEMM_TF32 ? 0x1.0p-9 : 0.0;
     const int m = 70, n = 45, k = 37;
 
-    /* Inf in A(5, 3), B without zeros */
-    {
-        float *a = fill(m * k, 0.0, 0, 0), *b = fill(k * n, 0.5, 0, 0), *c = calloc((size_t)m * n, sizeof(float));
-        a[5 + 3 * m] = INFINITY;
-        run(v, math, m, n, k, 1.0f, a, b, 0.0f, c);
-        int bad = 0;
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < m; i++) {
-                float got = c[i + j * m];
-                int ok = i == 5 ? isinf(got) && (got > 0) == (b[3 + j * k] > 0) : isfinite(got);
-                if (!ok && bad++ < 3)
-                    printf("  %s: Inf in A(5,3): c(%d,%d) = %g\n", cls, i, j, got);
-            }
-        verdict(cls, "Inf in A times finite nonzero B is an Inf of the right sign, nothing else is", bad);
-        free(a), free(b), free(c);
-    }
-    /* NaN in B(7, 2) */
-    {
-        float *a = fill(m * k, 0.5, 0, 0), *b = fill(k * n, 0.0, 0, 0), *c = calloc((size_t)m * n, sizeof(float));
-        b[7 + 2 * k] = NAN;
-        run(v, math, m, n, k, 1.0f, a, b, 0.0f, c);
-        int bad = 0;
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < m; i++) {
-                int ok = j == 2 ? isnan(c[i + j * m]) : isfinite(c[i + j * m]);
-                if (!ok && bad++ < 3)
-                    printf("  %s: NaN in B(7,2): c(%d,%d) = %g\n", cls, i, j, c[i + j * m]);
-            }
-        verdict(cls, "a NaN in B makes its column of C NaN, and only that", bad);
-        free(a), free(b), free(c);
+    /* Inf and NaN at a short K and a long one (kernels that split K take another path there) */
+    static const int ieee_k[] = {37, 1000};
+    for (int q = 0; q < 2; q++) {
+        const int kk = ieee_k[q];
+        char what[128];
+        /* Inf in A(5, 3), B without zeros */
+        {
+            float *a = fill(m * kk, 0.0, 0, 0), *b = fill(kk * n, 0.5, 0, 0), *c = calloc((size_t)m * n, sizeof(float));
+            a[5 + 3 * m] = INFINITY;
+            run(v, math, m, n, kk, 1.0f, a, b, 0.0f, c);
+            int bad = 0;
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++) {
+                    float got = c[i + j * m];
+                    int ok = i == 5 ? isinf(got) && (got > 0) == (b[3 + j * kk] > 0) : isfinite(got);
+                    if (!ok && bad++ < 3)
+                        printf("  %s: Inf in A(5,3): c(%d,%d) = %g\n", cls, i, j, got);
+                }
+            snprintf(what, sizeof what, "Inf in A times finite nonzero B is an Inf of the right sign, nothing else is (k = %d)", kk);
+            verdict(cls, what, bad);
+            free(a), free(b), free(c);
+        }
+        /* NaN in B(7, 2) */
+        {
+            float *a = fill(m * kk, 0.5, 0, 0), *b = fill(kk * n, 0.0, 0, 0), *c = calloc((size_t)m * n, sizeof(float));
+            b[7 + 2 * kk] = NAN;
+            run(v, math, m, n, kk, 1.0f, a, b, 0.0f, c);
+            int bad = 0;
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++) {
+                    int ok = j == 2 ? isnan(c[i + j * m]) : isfinite(c[i + j * m]);
+                    if (!ok && bad++ < 3)
+                        printf("  %s: NaN in B(7,2): c(%d,%d) = %g\n", cls, i, j, c[i + j * m]);
+                }
+            snprintf(what, sizeof what, "a NaN in B makes its column of C NaN, and only that (k = %d)", kk);
+            verdict(cls, what, bad);
+            free(a), free(b), free(c);
+        }
     }
     /* beta == 0, C full of NaN */
     {
