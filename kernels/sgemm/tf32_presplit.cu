@@ -78,6 +78,8 @@ int kslice_of(const shim_sgemm_args *p)
 {
     const int ktiles = (p->k + BK - 1) / BK;
     const int64_t tiles = blocks_of(p->m) * blocks_of(p->n);
+    if (tiles <= 0 || ktiles <= 0) /* an empty C or k == 0 (asked by the selector): one slice */
+        return std::max(ktiles, 1);
     int64_t splits = std::min<int64_t>(sm_count() / tiles, ktiles / MIN_SLICE);
     if (splits < 2)
         return ktiles;
@@ -87,7 +89,7 @@ int kslice_of(const shim_sgemm_args *p)
 int splits_of(const shim_sgemm_args *p)
 {
     const int ktiles = (p->k + BK - 1) / BK, kslice = kslice_of(p);
-    return (ktiles + kslice - 1) / kslice;
+    return std::max(1, (ktiles + kslice - 1) / kslice);
 }
 
 size_t flag_bytes(const shim_sgemm_args *p)
