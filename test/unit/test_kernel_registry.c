@@ -1,0 +1,81 @@
+/* The kernel registries' host-side functions on every shape their contract allows (m, n >= 1;
+ * sgemm's k >= 0, k == 0 included), small, degenerate and large: the selector in every arithmetic
+ * class and every variant's workspace size return (no division by zero) and name a registered
+ * variant. Without a GPU the Hopper variants decline and the selector never weighs them; on the GPU
+ * host (where the suite runs too) they accept, and the selector asks their cost for k == 0 as well,
+ * which is how a division by zero there was found. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sgemm_kernels.h"
+#include "sgemv_kernels.h"
+
+static int failures, cases;
+
+static void sgemm_shape(int m, int n, int k, int ta, int tb)
+{
+    int count;
+    const shim_sgemm_variant *all = shim_sgemm_variants(&count);
+    for (int math = SHIM_SGEMM_FP32; math <= SHIM_SGEMM_TF32; math++) {
+        shim_sgemm_args p;
+        memset(&p, 0, sizeof p);
+        p.transa = ta, p.transb = tb, p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.beta = 0.5f;
+        p.lda = ta ? (k > 0 ? k : 1) : (m > 0 ? m : 1);
+        p.ldb = tb ? (n > 0 ? n : 1) : (k > 0 ? k : 1);
+        p.ldc = m > 0 ? m : 1;
+        p.math = math;
+        cases++;
+        const shim_sgemm_variant *v = shim_sgemm_select(&p);
+        if (!v || shim_sgemm_find(v->name) != v) {
+            printf("FAIL sgemm %dx%dx%d math %d: the selector names no registered variant\n", m, n, k, math);
+            failures++;
+        }
+        for (int i = 0; i < count; i++) {
+            cases++;
+            /* the registry asks the variant whenever k > 0 (an empty C included) */
+            size_t through = shim_sgemm_work_bytes(&all[i], &p);
+            size_t direct = k > 0 ? all[i].work_bytes(&p) : 0;
+            if (through != direct) {
+                printf("FAIL sgemm %s %dx%dx%d: work %zu through the registry, %zu asked directly\n", all[i].name,
+                       m, n, k, through, direct);
+                failures++;
+            }
+        }
+    }
+}
+
+static void sgemv_shape(int m, int n, int trans)
+{
+    int count;
+    const shim_sgemv_variant *all = shim_sgemv_variants(&count);
+    shim_sgemv_args p;
+    memset(&p, 0, sizeof p);
+    p.trans = trans, p.m = m, p.n = n, p.alpha = 1.0f, p.beta = 0.5f, p.lda = m > 0 ? m : 1;
+    cases++;
+    const shim_sgemv_variant *v = shim_sgemv_select(&p);
+    if (!v || shim_sgemv_find(v->name) != v) {
+        printf("FAIL sgemv %dx%d: the selector names no registered variant\n", m, n);
+        failures++;
+    }
+    for (int i = 0; i < count; i++) {
+        cases++;
+        (void)shim_sgemv_work_bytes(&all[i], &p);
+    }
+}
+
+int main(void)
+{
+    static const int sizes[] = {1, 2, 63, 64, 65, 127, 128, 129, 1000, 4097, 65536};
+    static const int ksizes[] = {0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 65536, 1 << 24};
+    const int ns = (int)(sizeof sizes / sizeof *sizes), nk = (int)(sizeof ksizes / sizeof *ksizes);
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < ns; b++)
+            for (int c = 0; c < nk; c++)
+                sgemm_shape(sizes[a], sizes[b], ksizes[c], (a + c) & 1, (b + c) >> 1 & 1);
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < ns; b++)
+            sgemv_shape(sizes[a], sizes[b], (a + b) & 1);
+    printf("test_kernel_registry: %d cases, %d failures\n", cases, failures);
+    return failures != 0;
+}
