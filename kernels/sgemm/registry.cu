@@ -263,26 +263,29 @@ static int select_fp32(const shim_sgemm_args *p, double *seconds)
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 {
     double fp32_seconds;
-    const int fp32 = select_fp32(p, &fp32_seconds);
     if (p->math != SHIM_SGEMM_3XTF32 && p->math != SHIM_SGEMM_TF32)
-        return &variants[fp32];
+        return &variants[select_fp32(p, &fp32_seconds)];
     /* The tensor-core classes: on Hopper the kernels fed by a split done once before the GEMM,
      * unless the FP32 kernels are expected to be faster (thin shapes, where the pre-split's traffic
      * is most of the time, and the tiny products: FP32 is also the more accurate); then Hopper's
      * warpgroup MMA with the split in the kernel, else the register-staged mma.sync kernels
      * (measured faster than the ring-fed ones: docs/notes/sgemm.md), else the ring-fed ones
-     * (grids too large for all of them: the FP32 kernels). */
+     * (grids too large for all of them: the FP32 kernels). The FP32 ladder is asked only where
+     * its answer is used. */
     const bool tf32 = p->math == SHIM_SGEMM_TF32;
     static const int tensor_core[][4] = {{V_TF32X3_PRESPLIT, V_TF32X3_WGMMA, V_TF32X3_MMA, V_TF32X3_ASYNC},
                                          {V_TF32_PRESPLIT, V_TF32_WGMMA, V_TF32_MMA, V_TF32_ASYNC}};
     for (int v : tensor_core[tf32]) {
         if (!variants[v].accepts(p))
             continue;
-        if (v == tensor_core[tf32][0] && tf32_presplit_cost(p, tf32 ? 1 : 3) > fp32_seconds)
-            return &variants[fp32];
+        if (v == tensor_core[tf32][0]) {
+            const int fp32 = select_fp32(p, &fp32_seconds);
+            if (tf32_presplit_cost(p, tf32 ? 1 : 3) > fp32_seconds)
+                return &variants[fp32];
+        }
         return &variants[v];
     }
-    return &variants[fp32];
+    return &variants[select_fp32(p, &fp32_seconds)];
 }
 
 extern "C" size_t shim_sgemm_work_bytes(const shim_sgemm_variant *v, const shim_sgemm_args *p)
