@@ -39,7 +39,6 @@ constexpr int PER_THREAD = BM * BK / THREADS;        /* elements of A (and of B)
 using wg::CORE_K;
 using wg::CORE_N;
 using wg::descriptor;
-using wg::fence_register;
 using wg::image_offset;
 static_assert(BK == wg::BK, "the images' k");
 constexpr int IMAGE_BYTES = BN * BK * 4;   /* one 128 x 32 image (BM == BN) */
@@ -113,12 +112,6 @@ __device__ __forceinline__ void store_share(char *stage, share sa, share sb, con
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-/* d (+)= a b on a 64 x 8 tile of A and an 8 x 64 one of B */
-__device__ __forceinline__ void wgmma(float (&d)[ACC], uint64_t desc_a, uint64_t desc_b, int accumulate)
-{
-    wg::mma<WG_N>(d, desc_a, desc_b, accumulate);
-}
-
 template <int PASSES, bool KCA, bool KCB>
 __global__ void __launch_bounds__(THREADS, 1) tf32_wgmma_kernel(const problem p, int tiles_m)
 {
@@ -157,22 +150,20 @@ __global__ void __launch_bounds__(THREADS, 1) tf32_wgmma_kernel(const problem p,
         asm volatile("" : "+r"(stage)); /* computed here, not 24 descriptors per stage held across the loop */
         const uint32_t a_images = stage + wg_m * 8 * CORE_N;
         const uint32_t b_images = stage + 3 * IMAGE_BYTES + wg_n * (WG_N / 8) * CORE_N;
-#pragma unroll
-        for (int i = 0; i < ACC; ++i)
-            fence_register(part[i]);
-        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+        wg::fence_registers<WG_N>(part);
+        wg::mma_fence();
 #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
             const uint32_t a = a_images + ks * 2 * CORE_K, b = b_images + ks * 2 * CORE_K;
             if (PASSES == 3) { /* the small terms first */
-                wgmma(part, descriptor(a + LO * IMAGE_BYTES), descriptor(b + HX * IMAGE_BYTES), ks);
-                wgmma(part, descriptor(a + HX * IMAGE_BYTES), descriptor(b + LO * IMAGE_BYTES), 1);
-                wgmma(part, descriptor(a + HI * IMAGE_BYTES), descriptor(b + HI * IMAGE_BYTES), 1);
+                wg::mma<WG_N>(part, descriptor(a + LO * IMAGE_BYTES), descriptor(b + HX * IMAGE_BYTES), ks);
+                wg::mma<WG_N>(part, descriptor(a + HX * IMAGE_BYTES), descriptor(b + LO * IMAGE_BYTES), 1);
+                wg::mma<WG_N>(part, descriptor(a + HI * IMAGE_BYTES), descriptor(b + HI * IMAGE_BYTES), 1);
             } else {
-                wgmma(part, descriptor(a + HI * IMAGE_BYTES), descriptor(b + HI * IMAGE_BYTES), ks);
+                wg::mma<WG_N>(part, descriptor(a + HI * IMAGE_BYTES), descriptor(b + HI * IMAGE_BYTES), ks);
             }
         }
-        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        wg::mma_commit();
         /* while the tensor cores run: the next tile into the other stage (last read by the MMAs of
          * tile kt - 1, finished before the barrier that ended it), the one after into registers */
         if (kt + 1 < ktiles) {
@@ -182,10 +173,8 @@ __global__ void __launch_bounds__(THREADS, 1) tf32_wgmma_kernel(const problem p,
                 load_share<KCB>(p.b, sb, n0, (kt + 2) * BK, p.k, vb);
             }
         }
-        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#pragma unroll
-        for (int i = 0; i < ACC; ++i)
-            fence_register(part[i]);
+        wg::mma_wait_all();
+        wg::fence_registers<WG_N>(part);
 #pragma unroll
         for (int i = 0; i < ACC; ++i)
             acc[i] += part[i];
