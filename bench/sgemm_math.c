@@ -10,9 +10,10 @@
  * Speed: TFLOP/s (median of 5 after warm-up) of cuBLAS pedantic FP32 and the same methods of ours, on
  * squares 2048-16384 (NN) and on the four transpose cases and the awkward shapes of docs/perf.md.
  * Usage: sgemm_math [CSV]   (markdown to stdout, one CSV of both parts)
- *        sgemm_math CSV profile VARIANT M N K   (that variant alone on one NN shape, for a profiler:
- *        one warm-up, three timed launches) */
+ *        sgemm_math CSV profile NAME M N K [TA TB]   (one method on one shape, for a profiler: see
+ *        profile(); NAME: cublas, fp32, 3xtf32 or a variant's name; TA, TB: N or T) */
 #include <cublas_v2.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdint.h>
@@ -274,26 +275,54 @@ static void speed(FILE *csv)
     BENCH_CUDA(cudaFree(c));
 }
 
-/* one variant on one NN shape: what a profiler looks at */
-static int profile(const char *name, int m, int n, int k)
+/* one method on one shape, for a profiler: NAME is "cublas" (pedantic FP32), "fp32" or "3xtf32"
+ * (the selector in that mode) or any variant by name, FP32 ones included; two warm-up
+ * calls, then one call between cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start
+ * off sees that call's kernels only), then three timed calls */
+static int profile(const char *name, int m, int n, int k, int ta, int tb)
 {
-    int me = 0;
-    for (int i = FIRST_VARIANT; i < METHODS; i++)
-        if (strcmp(method_variant[i]->name, name) == 0)
-            me = i;
-    if (!me) {
-        fprintf(stderr, "sgemm_math: no tensor-core variant named %s\n", name);
+    static const shim_sgemm_variant *named;
+    int me = -1;
+    if (strcmp(name, "cublas") == 0)
+        me = CUBLAS_FP32;
+    else if (strcmp(name, "fp32") == 0)
+        me = OURS_FP32;
+    else if (strcmp(name, "3xtf32") == 0)
+        me = OURS_3XTF32;
+    else if ((named = shim_sgemm_find(name)) != NULL && METHODS < MAX_METHODS) {
+        me = METHODS;
+        method_names[METHODS] = name;
+        method_variant[METHODS++] = named;
+    }
+    if (me < 0) {
+        fprintf(stderr, "sgemm_math: no method or variant named %s\n", name);
         return 2;
     }
+    const size_t ea = (size_t)m * k, eb = (size_t)k * n, ec = (size_t)m * n;
     float *a, *b, *c;
-    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * (size_t)m * k));
-    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * (size_t)k * n));
-    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * (size_t)m * n));
-    bench_fill_device(a, (size_t)m * k, 1);
-    bench_fill_device(b, (size_t)k * n, 2);
-    timed t = {me, 0, 0, m, n, k, a, b, c};
+    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * ea));
+    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * eb));
+    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * ec));
+    bench_fill_device(a, ea, 1);
+    bench_fill_device(b, eb, 2);
+    if (me >= FIRST_VARIANT || me == OURS_FP32 || me == OURS_3XTF32) {
+        const int math = me >= FIRST_VARIANT ? method_variant[me]->math
+                                             : me == OURS_3XTF32 ? SHIM_SGEMM_3XTF32 : SHIM_SGEMM_FP32;
+        shim_sgemm_args p = {ta, tb, m, n, k, 1.0f, 0.0f, a, ta ? k : m, b, tb ? n : k, c, m, NULL, 0, stream, math};
+        const shim_sgemm_variant *v = me >= FIRST_VARIANT ? method_variant[me] : shim_sgemm_select(&p);
+        printf("%s %dx%dx%d %c%c runs %s\n", name, m, n, k, ta ? 'T' : 'N', tb ? 'T' : 'N', v->name);
+    }
+    timed t = {me, ta, tb, m, n, k, a, b, c};
+    for (int i = 0; i < 2; i++)
+        timed_run(i, &t, stream);
+    BENCH_CUDA(cudaStreamSynchronize(stream));
+    BENCH_CUDA(cudaProfilerStart());
+    timed_run(0, &t, stream);
+    BENCH_CUDA(cudaStreamSynchronize(stream));
+    BENCH_CUDA(cudaProfilerStop());
     double ms = bench_median_ms(timed_run, &t, stream, 1, 3);
-    printf("%s %dx%dx%d NN: %.3f ms, %.1f TFLOP/s\n", name, m, n, k, ms, 2.0 * m * n * (double)k / (ms * 1e9));
+    printf("%s %dx%dx%d %c%c: %.3f ms, %.1f TFLOP/s\n", name, m, n, k, ta ? 'T' : 'N', tb ? 'T' : 'N', ms,
+           2.0 * m * n * (double)k / (ms * 1e9));
     return 0;
 }
 
@@ -310,7 +339,8 @@ int main(int argc, char **argv)
     CUBLAS(cublasSetStream(handle, stream));
     find_methods();
     if (argc > 6 && strcmp(argv[2], "profile") == 0)
-        return profile(argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
+        return profile(argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), argc > 7 && argv[7][0] == 'T',
+                       argc > 8 && argv[8][0] == 'T');
     accuracy(csv);
     speed(csv);
     fclose(csv);
