@@ -297,6 +297,8 @@ using cfg_128x256 = pipe_config<128, 256, 16, 64, 64, 8, 16, 4, 1>;
 using cfg_128x64 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 3>;
 using cfg_64x64 = pipe_config<64, 64, 16, 64, 32, 8, 8, 4, 6>;
 using cfg_128x128_k8 = pipe_config<128, 128, 8, 64, 32, 8, 8, 4, 2>;
+using cfg_128x256_k8 = pipe_config<128, 256, 8, 64, 64, 8, 16, 4, 1>;
+using cfg_256x128_k8 = pipe_config<256, 128, 8, 64, 64, 8, 16, 4, 1>;
 
 template <class CFG, int MA, int MB>
 cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
@@ -339,7 +341,16 @@ template <class CFG> constexpr tile_config describe(const char *name, int blocks
 const tile_config configs[TILE_CONFIGS] = {
     describe<cfg_128x128>("128x128", 2, 0.635),     describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
-    describe<cfg_128x128_k8>("128x128x8", 2, 0.61),
+    describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.0),
+    describe<cfg_256x128_k8>("256x128x8", 1, 0.0),
+};
+
+/* one launcher per configuration, indexed by tile_config_id */
+using config_launcher = cudaError_t (*)(int, int, const problem &, const sched &, float *, int, cudaStream_t);
+const config_launcher launchers[TILE_CONFIGS] = {
+    launch_config<cfg_128x128>, launch_config<cfg_128x256>,    launch_config<cfg_128x64>,
+    launch_config<cfg_64x64>,   launch_config<cfg_128x128_k8>, launch_config<cfg_128x256_k8>,
+    launch_config<cfg_256x128_k8>,
 };
 
 } // namespace
@@ -364,17 +375,9 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
     }
     const int ma = p->transa ? LOAD_K4 : q.a.vec ? LOAD_R16 : LOAD_R4;
     const int mb = !p->transb ? LOAD_K4 : q.b.vec ? LOAD_R16 : LOAD_R4;
-    cudaError_t err;
-    switch (pl.cfg) {
-    case TILE_128x128: err = launch_config<cfg_128x128>(ma, mb, q, sc, ws, (int)blocks, p->stream); break;
-    case TILE_128x256: err = launch_config<cfg_128x256>(ma, mb, q, sc, ws, (int)blocks, p->stream); break;
-    case TILE_128x64: err = launch_config<cfg_128x64>(ma, mb, q, sc, ws, (int)blocks, p->stream); break;
-    case TILE_64x64: err = launch_config<cfg_64x64>(ma, mb, q, sc, ws, (int)blocks, p->stream); break;
-    case TILE_128x128_K8:
-        err = launch_config<cfg_128x128_k8>(ma, mb, q, sc, ws, (int)blocks, p->stream);
-        break;
-    default: return cudaErrorInvalidValue;
-    }
+    if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS)
+        return cudaErrorInvalidValue;
+    const cudaError_t err = launchers[pl.cfg](ma, mb, q, sc, ws, (int)blocks, p->stream);
     if (err != cudaSuccess || pl.split_tiles == 0)
         return err;
     return launch_split_reduce(p, pl, ws);

@@ -82,7 +82,7 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
     found = false;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const int dp = dp_of(cfg);
-        if (dp < 0)
+        if (dp < 0 || config(cfg).efficiency <= 0.0)
             continue;
         const int bk = config(cfg).bk;
         for (int s : split_candidates) {
@@ -107,6 +107,8 @@ plan best_dp(const shim_sgemm_args *p)
     plan best = plan_dp(p, TILE_128x128);
     double best_cost = plan_cost(p, best);
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
+        if (config(cfg).efficiency <= 0.0)
+            continue;
         plan pl = plan_dp(p, cfg);
         const double cost = plan_cost(p, pl);
         if (plan_usable(pl) && cost < best_cost) {

@@ -28,25 +28,10 @@ size_t no_work(const shim_sgemm_args *)
     return 0;
 }
 
-cudaError_t pipelined_128x128_launch(const shim_sgemm_args *p)
+/* the pipelined kernel at one tile configuration, data-parallel */
+template <int CFG> cudaError_t pipelined_launch(const shim_sgemm_args *p)
 {
-    return launch_plan(p, plan_dp(p, TILE_128x128));
-}
-cudaError_t pipelined_128x256_launch(const shim_sgemm_args *p)
-{
-    return launch_plan(p, plan_dp(p, TILE_128x256));
-}
-cudaError_t pipelined_128x64_launch(const shim_sgemm_args *p)
-{
-    return launch_plan(p, plan_dp(p, TILE_128x64));
-}
-cudaError_t pipelined_64x64_launch(const shim_sgemm_args *p)
-{
-    return launch_plan(p, plan_dp(p, TILE_64x64));
-}
-cudaError_t pipelined_128x128x8_launch(const shim_sgemm_args *p)
-{
-    return launch_plan(p, plan_dp(p, TILE_128x128_K8));
+    return launch_plan(p, plan_dp(p, CFG));
 }
 
 cudaError_t splitk_launch(const shim_sgemm_args *p)
@@ -88,14 +73,16 @@ enum variant_index {
     V_PIPE_128x256,
     V_PIPE_64x64,
     V_PIPE_128x64,
+    V_PIPE_128x256_K8,
+    V_PIPE_256x128_K8,
     V_SPLITK,
     V_SPLITK_TAIL,
     V_COUNT
 };
 
-/* ladder order; the last entry without a workspace (pipelined_128x64, the best general data-parallel
- * kernel measured) is what runs when a split plan's workspace does not fit the device memory cap */
-const shim_sgemm_variant variants[V_COUNT] = {
+/* ladder order (a split plan whose workspace would pass plan.cu's cap is never made: the planner
+ * falls back to a data-parallel plan) */
+const shim_sgemm_variant variants[] = {
     /* the tensor-core variants first: the FP32 ladder's order below stays what it says */
     {"tf32x3_presplit",
      "3xTF32: operands split once into TF32 hi/lo images in the workspace, bulk-copied to a warp-specialised "
@@ -131,20 +118,26 @@ const shim_sgemm_variant variants[V_COUNT] = {
      "warptile_128x64 with k tiles of 16: half the barriers, twice the registers in flight", accepts_any,
      no_work, warptile_128x64x16_launch, SHIM_SGEMM_FP32},
     {"pipelined_128x128", "128x128x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
-     accepts_any, no_work, pipelined_128x128_launch, SHIM_SGEMM_FP32},
+     accepts_any, no_work, pipelined_launch<TILE_128x128>, SHIM_SGEMM_FP32},
     {"pipelined_128x128x8", "pipelined_128x128 with k tiles of 8: half the unrolled loop, twice the barriers",
-     accepts_any, no_work, pipelined_128x128x8_launch, SHIM_SGEMM_FP32},
+     accepts_any, no_work, pipelined_launch<TILE_128x128_K8>, SHIM_SGEMM_FP32},
     {"pipelined_128x256", "128x256x16, 4-stage cp.async pipeline, 64x64 warp tiles, 8x16 per thread",
-     accepts_any, no_work, pipelined_128x256_launch, SHIM_SGEMM_FP32},
+     accepts_any, no_work, pipelined_launch<TILE_128x256>, SHIM_SGEMM_FP32},
     {"pipelined_64x64", "64x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread", accepts_any,
-     no_work, pipelined_64x64_launch, SHIM_SGEMM_FP32},
+     no_work, pipelined_launch<TILE_64x64>, SHIM_SGEMM_FP32},
     {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
-     accepts_any, no_work, pipelined_128x64_launch, SHIM_SGEMM_FP32},
+     accepts_any, no_work, pipelined_launch<TILE_128x64>, SHIM_SGEMM_FP32},
+    {"pipelined_128x256x8", "pipelined_128x256 with k tiles of 8: half the unrolled loop (by name only: not planned)",
+     accepts_any, no_work, pipelined_launch<TILE_128x256_K8>, SHIM_SGEMM_FP32},
+    {"pipelined_256x128x8",
+     "256x128x8, 4-stage cp.async pipeline, 4x2 warps of 64x64, 8x16 per thread (by name only: not planned)",
+     accepts_any, no_work, pipelined_launch<TILE_256x128_K8>, SHIM_SGEMM_FP32},
     {"splitk", "pipelined tiles, K split over blocks, slices summed in order by a second kernel", accepts_any,
      splitk_work, splitk_launch, SHIM_SGEMM_FP32},
     {"splitk_tail", "whole waves data-parallel, the last partial wave's tiles split over K", accepts_any,
      splitk_tail_work, splitk_tail_launch, SHIM_SGEMM_FP32},
 };
+static_assert(sizeof variants / sizeof *variants == V_COUNT, "one entry per variant_index, in its order");
 
 int variant_for_config(int cfg)
 {
@@ -153,6 +146,8 @@ int variant_for_config(int cfg)
     case TILE_128x64: return V_PIPE_128x64;
     case TILE_64x64: return V_PIPE_64x64;
     case TILE_128x128_K8: return V_PIPE_128x128_K8;
+    case TILE_128x256_K8: return V_PIPE_128x256_K8;
+    case TILE_256x128_K8: return V_PIPE_256x128_K8;
     default: return V_PIPE_128x128;
     }
 }

@@ -57,7 +57,9 @@ enum tile_config_id {
     TILE_128x64 = 2,
     TILE_64x64 = 3,
     TILE_128x128_K8 = 4,
-    TILE_CONFIGS = 5
+    TILE_128x256_K8 = 5,
+    TILE_256x128_K8 = 6,
+    TILE_CONFIGS = 7
 };
 
 struct tile_config {
@@ -66,7 +68,8 @@ struct tile_config {
     int threads;
     int blocks_per_sm; /* what __launch_bounds__ and shared memory allow together */
     size_t smem_bytes;
-    double efficiency; /* planning guess: fraction of FFMA peak at full occupancy, large K */
+    double efficiency; /* planning guess: fraction of FFMA peak at full occupancy, large K; 0: not
+                        * planned (runs by its variant's name only, until measured) */
 };
 const tile_config &config(int id);
 
