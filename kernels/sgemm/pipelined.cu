@@ -251,11 +251,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
                 cp_async_commit();
                 write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
             }
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    acc[i][j] = fmaf(af[kk % 2][i], bf[kk % 2][j], acc[i][j]);
+            outer_product(acc, af[kk % 2], bf[kk % 2]);
         }
     }
     cp_async_wait<0>();

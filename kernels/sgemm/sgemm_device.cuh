@@ -53,6 +53,27 @@ inline problem make_problem(const shim_sgemm_args *p)
     return q;
 }
 
+/* acc += a b^T: one k step of a lane's TM x TN block. The order is what lets consecutive FFMAs
+ * share operands through the register reuse cache: 2x2 blocks (a_i, a_i+1) x (b_j, b_j+1), each
+ * row of blocks walked in the opposite direction of the one before, so that every block shares
+ * two of its four operands with the block before it. Each acc element still gets the same FMAs in
+ * the same k order: the results are the bits of the row-by-row order. */
+template <int TM, int TN>
+__device__ __forceinline__ void outer_product(float (&acc)[TM][TN], const float (&a)[TM], const float (&b)[TN])
+{
+    static_assert(TM % 2 == 0 && TN % 2 == 0, "2x2 blocks");
+#pragma unroll
+    for (int ib = 0; ib < TM / 2; ++ib)
+#pragma unroll
+        for (int jj = 0; jj < TN / 2; ++jj) {
+            const int i = 2 * ib, j = 2 * (ib % 2 ? TN / 2 - 1 - jj : jj);
+            acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            acc[i][j + 1] = fmaf(a[i], b[j + 1], acc[i][j + 1]);
+            acc[i + 1][j] = fmaf(a[i + 1], b[j], acc[i + 1][j]);
+            acc[i + 1][j + 1] = fmaf(a[i + 1], b[j + 1], acc[i + 1][j + 1]);
+        }
+}
+
 template <bool KC> __device__ __forceinline__ const float *element_ptr(const operand &x, int r, int l)
 {
     return KC ? x.ptr + (int64_t)r * x.ld + l : x.ptr + (int64_t)l * x.ld + r;

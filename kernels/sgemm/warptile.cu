@@ -90,11 +90,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS) warptile_kernel
                     }
                 }
             }
-#pragma unroll
-            for (int r = 0; r < TM; ++r)
-#pragma unroll
-                for (int c = 0; c < TN; ++c)
-                    acc[r][c] = fmaf(af[kk & 1][r], bf[kk & 1][c], acc[r][c]);
+            outer_product(acc, af[kk & 1], bf[kk & 1]);
         }
         /* the other buffer was last read before the previous barrier */
         if (more) {
