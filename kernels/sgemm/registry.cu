@@ -219,6 +219,13 @@ static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen
     return chosen;
 }
 
+/* Measured on the H200 (docs/notes/sgemm.md, 2026-11-23): with m, n and k all 16384 the 128x64
+ * pipelined kernel falls to 42.6-44.5 TFLOP/s NN and 46.2 NT, where it does 47.6-48.9 NN at
+ * 12288^3, 16384x16384x8192 and 8192x8192x32768, while the 128x128 warptile kernel holds 47.1 NN
+ * and 47.4 NT there. Not understood (L2 hit rate 61 % against 90 % at 8192^3); from that size on
+ * the selector takes warptile. */
+constexpr int LARGE_SIDE = 16384;
+
 /* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
  * is all there is) */
 static int select_fp32(const shim_sgemm_args *p, double *seconds)
@@ -251,6 +258,8 @@ static int select_fp32(const shim_sgemm_args *p, double *seconds)
     }
     if (p->transa && best != V_SPLITK)
         best = register_staged_for_transposed_a(p, best);
+    else if (best == V_PIPE_128x64 && p->m >= LARGE_SIDE && p->n >= LARGE_SIDE && p->k >= LARGE_SIDE)
+        best = V_WARPTILE;
     *seconds = best_cost;
     return best;
 }
