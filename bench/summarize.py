@@ -143,7 +143,7 @@ def print_device_tables(routine, header, rows, metric):
         by_case[key][r[col["variant"]]] = r
     pct = "% of copy" if metric == "pct_copy" else "% of peak"
     print(f"\n#### {routine}: the selector against cuBLAS\n")
-    print(f"| shape | case | cuBLAS {unit} | cuBLAS {pct} | selector's choice | {unit} | {pct} | x cuBLAS | best variant (x cuBLAS) |")
+    print(f"| shape | case | cuBLAS {unit} | cuBLAS {pct} | selector's choice | {unit} | {pct} | x cuBLAS | best FP32 variant (x cuBLAS) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for key in order:
         vs = by_case[key]
@@ -153,7 +153,9 @@ def print_device_tables(routine, header, rows, metric):
             continue
         name = sel.split(":", 1)[1] if ":" in sel else sel[sel.find("[") + 1 : -1]
         s_row = vs[sel]
-        best = max((v for v in vs if v != "cublas" and v != sel and vs[v][col["ratio_cublas"]] not in ("", "-")),
+        # the best of the selector's own class: the tensor-core variants (tf32*) are another arithmetic
+        best = max((v for v in vs if v != "cublas" and v != sel and not v.startswith("tf32")
+                    and vs[v][col["ratio_cublas"]] not in ("", "-")),
                    key=lambda v: float(vs[v][col["ratio_cublas"]]), default=None)
         best_cell = f"{best} ({float(vs[best][col['ratio_cublas']]):.2f})" if best else "-"
         print(f"| {key[0]} | {key[1]} | {float(cub[col[rate]]):.1f} | {float(cub[col[metric]]):.1f} | {name} | "
