@@ -1,0 +1,263 @@
+/* How fast can warps split FP32 tiles into TF32 hi/lo shared-memory images, with no MMA beside
+ * them? The question a thin-shape 3xTF32 kernel (the split done by producer warps while consumer
+ * warpgroups only issue wgmma) has to answer first: docs/notes/sgemm.md estimates that it pays if
+ * the producers reach several elements a cycle per SM (3.3 to read B of 64x4096x4096 once at the
+ * memory's rate, about 8 to keep pace with the MMAs), where the split inside tf32_wgmma.cu measured
+ * 1.2.
+ *
+ * The operand is B of an NN product seen as R x K, K-contiguous (element (r, k) at b[r * ld + k]):
+ * R = 4096 rows (B's columns), K = 4096. A block owns 128 rows and one K slice and walks it in
+ * 32-deep k tiles: each thread loads its float4s of the next tile into registers (16-byte loads;
+ * a warp covers 8 rows x 64 bytes), splits the current tile with the tensor-core variants' split
+ * (tf32_split.cuh, guards for Inf/NaN and FLT_MAX included), and stores hi and lo as one 16-byte
+ * store each at the wgmma image offsets (wgmma_tf32.cuh: a warp's stores hit every bank once per
+ * wavefront), into two stages of shared memory; one block barrier per tile stands for the hand-off
+ * to consumers. The "copy" mode stores the raw float4 twice instead of splitting: what the loads and
+ * stores alone cost. Every element is split exactly once per run, as in a 64-row-tile kernel at
+ * m = 64. "split (bits)" rounds to TF32 on the bits instead of by cvt.rna (which ptxas expands on
+ * sm_90); the program also checks it against the cvt.rna split on every 32-bit input.
+ * Usage: tf32_split_rate [CSV]   (a table to stdout) */
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include <cuda_runtime.h>
+
+#include "tf32_split.cuh"
+#include "wgmma_tf32.cuh"
+
+#define CHECK(call)                                                                                                  \
+    do {                                                                                                             \
+        cudaError_t e_ = (call);                                                                                     \
+        if (e_ != cudaSuccess) {                                                                                     \
+            fprintf(stderr, "tf32_split_rate.cu:%d: %s: %s\n", __LINE__, #call, cudaGetErrorString(e_));           \
+            exit(1);                                                                                                 \
+        }                                                                                                            \
+    } while (0)
+
+namespace {
+
+constexpr int ROWS = 128;                          /* rows a block owns */
+constexpr int BK = sgemm::wg::BK;                  /* k of a tile: 32 */
+constexpr int F4 = ROWS * BK / 4;                  /* float4 of a tile */
+constexpr int IMAGE = ROWS * BK * 4;               /* bytes of one image */
+constexpr int STAGE = 2 * IMAGE;                   /* hi and lo */
+
+/* The same split with the TF32 rounding done on the bits (round half away from zero on the
+ * magnitude: add half a TF32 ulp, clear the 13 low bits; a carry into the exponent is the correct
+ * rounding up), where ptxas expands cvt.rna.tf32.f32 into a longer sequence on sm_90. Non-finite
+ * values keep their bits. Whether it equals split() on every input is checked below. */
+__device__ __forceinline__ uint32_t tf32_bits(uint32_t finite_bits)
+{
+    return (finite_bits + 0x1000u) & 0xffffe000u;
+}
+
+template <int PASSES> __device__ __forceinline__ sgemm::split_value split_bits(float x)
+{
+    const uint32_t bits = __float_as_uint(x);
+    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
+    uint32_t hi = tf32_bits(bits);
+    if (!finite)
+        hi = bits;
+    else if ((hi & 0x7f800000u) == 0x7f800000u)
+        hi = bits & 0xffffe000u; /* rounding overflowed: truncate, as split() does */
+    sgemm::split_value v;
+    v.hi = hi;
+    v.hx = PASSES == 3 && finite ? hi : 0u;
+    v.lo = PASSES == 3 && finite ? tf32_bits(__float_as_uint(x - __uint_as_float(hi))) : 0u;
+    return v;
+}
+
+/* four values: the plain rounding unless one of them is near FLT_MAX, Inf or NaN (then
+ * split_bits for all four): one test a float4 instead of the guards on every value */
+__device__ __forceinline__ void split4_bits(const float4 &x, uint4 &hi, uint4 &lo)
+{
+    const uint32_t m = max(max(__float_as_uint(x.x) & 0x7fffffffu, __float_as_uint(x.y) & 0x7fffffffu),
+                           max(__float_as_uint(x.z) & 0x7fffffffu, __float_as_uint(x.w) & 0x7fffffffu));
+    if (m < 0x7f7ff000u) {
+        hi = make_uint4(tf32_bits(__float_as_uint(x.x)), tf32_bits(__float_as_uint(x.y)),
+                        tf32_bits(__float_as_uint(x.z)), tf32_bits(__float_as_uint(x.w)));
+        lo = make_uint4(tf32_bits(__float_as_uint(x.x - __uint_as_float(hi.x))),
+                        tf32_bits(__float_as_uint(x.y - __uint_as_float(hi.y))),
+                        tf32_bits(__float_as_uint(x.z - __uint_as_float(hi.z))),
+                        tf32_bits(__float_as_uint(x.w - __uint_as_float(hi.w))));
+    } else {
+        const sgemm::split_value a = split_bits<3>(x.x), b = split_bits<3>(x.y), c = split_bits<3>(x.z),
+                                 d = split_bits<3>(x.w);
+        hi = make_uint4(a.hi, b.hi, c.hi, d.hi);
+        lo = make_uint4(a.lo, b.lo, c.lo, d.lo);
+    }
+}
+
+enum mode { COPY, SPLIT_CVT, SPLIT_BITS };
+
+/* every 32-bit pattern through both splits: counts of inputs whose hi, lo or hx differ, and of
+ * those where both hi are NaN (a NaN's payload is not a difference that matters) */
+__global__ void agree_kernel(unsigned long long *counts)
+{
+    unsigned long long diff = 0, nan_only = 0;
+    for (uint64_t e = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; e < (1ull << 32);
+         e += (uint64_t)gridDim.x * blockDim.x) {
+        const float x = __uint_as_float((uint32_t)e);
+        const sgemm::split_value a = sgemm::split<3>(x);
+        sgemm::split_value b = split_bits<3>(x);
+        uint4 h4, l4; /* the four-value path, with three ordinary neighbours */
+        split4_bits(make_float4(x, 1.0f, -2.5f, 0.375f), h4, l4);
+        if (h4.x != b.hi || l4.x != b.lo)
+            b.hi = ~a.hi; /* count it as a difference */
+        if (a.hi != b.hi || a.lo != b.lo || a.hx != b.hx) {
+            const bool both_nan = isnan(__uint_as_float(a.hi)) && isnan(__uint_as_float(b.hi)) && a.lo == b.lo &&
+                                  a.hx == b.hx;
+            if (both_nan)
+                ++nan_only;
+            else
+                ++diff;
+        }
+    }
+    atomicAdd(&counts[0], diff);
+    atomicAdd(&counts[1], nan_only);
+}
+
+template <int THREADS, int MODE>
+__global__ void __launch_bounds__(THREADS) split_kernel(const float *__restrict__ b, int64_t ld, int ktiles,
+                                                         int per_slice, int slices, float *__restrict__ sink)
+{
+    constexpr int PER = F4 / THREADS;
+    extern __shared__ uint4 smem[];
+    const int tile = (int)blockIdx.x / slices, slice = (int)blockIdx.x % slices;
+    const int tid = (int)threadIdx.x;
+    const float *src[PER];
+    int off[PER];
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+        const int f = tid + i * THREADS;
+        const int r = f / 64 * 8 + f % 8, kq = f / 8 % 8;
+        src[i] = b + (int64_t)(tile * ROWS + r) * ld + (int64_t)slice * per_slice * BK + 4 * kq;
+        off[i] = sgemm::wg::image_offset(r, 4 * kq);
+    }
+    const int tiles = min(per_slice, ktiles - slice * per_slice); /* the last slice may be shorter */
+    float4 next[PER];
+#pragma unroll
+    for (int i = 0; i < PER; ++i)
+        next[i] = __ldg(reinterpret_cast<const float4 *>(src[i]));
+    char *const base = reinterpret_cast<char *>(smem);
+    for (int t = 0; t < tiles; ++t) {
+        float4 cur[PER];
+#pragma unroll
+        for (int i = 0; i < PER; ++i)
+            cur[i] = next[i];
+        if (t + 1 < tiles)
+#pragma unroll
+            for (int i = 0; i < PER; ++i)
+                next[i] = __ldg(reinterpret_cast<const float4 *>(src[i] + (t + 1) * BK));
+        char *const stage = base + (t & 1) * STAGE;
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            uint4 hi, lo;
+            if (MODE == SPLIT_CVT) {
+                const sgemm::split_value x = sgemm::split<3>(cur[i].x), y = sgemm::split<3>(cur[i].y),
+                                         z = sgemm::split<3>(cur[i].z), w = sgemm::split<3>(cur[i].w);
+                hi = make_uint4(x.hi, y.hi, z.hi, w.hi);
+                lo = make_uint4(x.lo, y.lo, z.lo, w.lo);
+            } else if (MODE == SPLIT_BITS) {
+                split4_bits(cur[i], hi, lo);
+            } else {
+                hi = lo = make_uint4(__float_as_uint(cur[i].x), __float_as_uint(cur[i].y),
+                                     __float_as_uint(cur[i].z), __float_as_uint(cur[i].w));
+            }
+            *reinterpret_cast<uint4 *>(stage + off[i]) = hi;
+            *reinterpret_cast<uint4 *>(stage + IMAGE + off[i]) = lo;
+        }
+        __syncthreads(); /* the hand-off of a stage to its consumers */
+    }
+    /* keep the images alive: one word per thread of the last stage */
+    sink[blockIdx.x * THREADS + tid] = reinterpret_cast<const float *>(base + ((tiles - 1) & 1) * STAGE)[tid];
+}
+
+struct result {
+    double ms, elems_per_cycle_sm, gbps;
+    int blocks;
+};
+
+template <int THREADS, int MODE>
+result measure(const float *b, int rows, int k, int blocks_per_sm, int sms, double clock_hz, float *sink)
+{
+    const int tiles_r = rows / ROWS, ktiles = k / BK;
+    /* K slices so that the grid is at most blocks_per_sm blocks on every multiprocessor */
+    const int want = sms * blocks_per_sm / tiles_r > 0 ? sms * blocks_per_sm / tiles_r : 1;
+    const int per_slice = (ktiles + want - 1) / want, slices = (ktiles + per_slice - 1) / per_slice;
+    const int blocks = tiles_r * slices;
+    auto kernel = split_kernel<THREADS, MODE>;
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * STAGE));
+    cudaEvent_t t0, t1;
+    CHECK(cudaEventCreate(&t0));
+    CHECK(cudaEventCreate(&t1));
+    float best = 1e30f;
+    for (int rep = 0; rep < 7; ++rep) {
+        CHECK(cudaEventRecord(t0));
+        kernel<<<blocks, THREADS, 2 * STAGE>>>(b, k, ktiles, per_slice, slices, sink);
+        CHECK(cudaEventRecord(t1));
+        CHECK(cudaEventSynchronize(t1));
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, t0, t1));
+        if (rep > 0 && ms < best)
+            best = ms;
+    }
+    CHECK(cudaGetLastError());
+    const double elems = (double)rows * k;
+    return {best, elems / (best * 1e-3 * clock_hz * sms), elems * 4.0 / (best * 1e-3) / 1e9, blocks};
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const int rows = 4096, k = 4096;
+    int dev = 0, sms = 0, clock_khz = 0;
+    CHECK(cudaGetDevice(&dev));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
+    const double clock_hz = clock_khz * 1e3;
+    float *b, *sink;
+    CHECK(cudaMalloc((void **)&b, sizeof(float) * rows * k));
+    CHECK(cudaMalloc((void **)&sink, sizeof(float) << 20));
+    CHECK(cudaMemset(b, 0x3f, sizeof(float) * rows * k)); /* finite values near 0.75 */
+    FILE *csv = fopen(argc > 1 ? argv[1] : "tf32_split_rate.csv", "w");
+    if (!csv) {
+        perror("tf32_split_rate: csv");
+        return 1;
+    }
+    fprintf(csv, "mode,threads,blocks_per_sm,blocks,ms,elems_per_cycle_sm,gbps\n");
+    printf("B of 64x%dx%d as %d x %d, K-contiguous; %d SMs at %.0f MHz (the rate uses this clock)\n\n", rows, k, rows,
+           k, sms, clock_hz / 1e6);
+    printf("| mode | threads a block | blocks a SM (at most) | blocks | ms | elements a cycle a SM | GB/s read |\n");
+    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    static const char *const mode_names[] = {"copy", "split (cvt.rna)", "split (bits)"};
+    for (int m : {SPLIT_CVT, SPLIT_BITS, COPY})
+        for (int threads : {128, 256})
+            for (int bps : {1, 2, 3}) {
+                result r;
+                if (threads == 128)
+                    r = m == COPY        ? measure<128, COPY>(b, rows, k, bps, sms, clock_hz, sink)
+                        : m == SPLIT_CVT ? measure<128, SPLIT_CVT>(b, rows, k, bps, sms, clock_hz, sink)
+                                         : measure<128, SPLIT_BITS>(b, rows, k, bps, sms, clock_hz, sink);
+                else
+                    r = m == COPY        ? measure<256, COPY>(b, rows, k, bps, sms, clock_hz, sink)
+                        : m == SPLIT_CVT ? measure<256, SPLIT_CVT>(b, rows, k, bps, sms, clock_hz, sink)
+                                         : measure<256, SPLIT_BITS>(b, rows, k, bps, sms, clock_hz, sink);
+                printf("| %s | %d | %d | %d | %.4f | %.2f | %.0f |\n", mode_names[m], threads, bps, r.blocks, r.ms,
+                       r.elems_per_cycle_sm, r.gbps);
+                fprintf(csv, "%s,%d,%d,%d,%.5f,%.3f,%.1f\n", mode_names[m], threads, bps, r.blocks, r.ms,
+                        r.elems_per_cycle_sm, r.gbps);
+            }
+    unsigned long long *counts, host[2];
+    CHECK(cudaMalloc((void **)&counts, sizeof host));
+    CHECK(cudaMemset(counts, 0, sizeof host));
+    agree_kernel<<<sms * 8, 256>>>(counts);
+    CHECK(cudaMemcpy(host, counts, sizeof host, cudaMemcpyDeviceToHost));
+    printf("\nsplit (bits) against split (cvt.rna) on all 2^32 inputs: %llu differ, %llu differ only in a NaN's bits\n",
+           host[0], host[1]);
+    fprintf(csv, "agreement,%llu,%llu\n", host[0], host[1]);
+    fclose(csv);
+    return 0;
+}
