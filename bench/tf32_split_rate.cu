@@ -16,7 +16,7 @@
  * stores alone cost. Every element is split exactly once per run, as in a 64-row-tile kernel at
  * m = 64. "split (bits)" rounds to TF32 on the bits instead of by cvt.rna (which ptxas expands on
  * sm_90); the program also checks it against the cvt.rna split on every 32-bit input.
- * Usage: tf32_split_rate [CSV]   (a table to stdout) */
+ * Usage: tf32_split_rate [CSV [ROWS K]]   (a table to stdout) */
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -93,7 +93,7 @@ enum mode { COPY, SPLIT_CVT, SPLIT_BITS };
 
 /* every 32-bit pattern through both splits: counts of inputs whose hi, lo or hx differ, and of
  * those where both hi are NaN (a NaN's payload is not a difference that matters) */
-__global__ void agree_kernel(unsigned long long *counts)
+__global__ void agree_kernel(unsigned long long *counts, uint32_t *first)
 {
     unsigned long long diff = 0, nan_only = 0;
     for (uint64_t e = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; e < (1ull << 32);
@@ -108,10 +108,17 @@ __global__ void agree_kernel(unsigned long long *counts)
         if (a.hi != b.hi || a.lo != b.lo || a.hx != b.hx) {
             const bool both_nan = isnan(__uint_as_float(a.hi)) && isnan(__uint_as_float(b.hi)) && a.lo == b.lo &&
                                   a.hx == b.hx;
-            if (both_nan)
+            if (both_nan) {
                 ++nan_only;
-            else
+            } else {
                 ++diff;
+                const unsigned long long slot = atomicAdd(&counts[2], 1ull);
+                if (slot < 4) { /* input, and hi/lo of both */
+                    first[5 * slot] = (uint32_t)e;
+                    first[5 * slot + 1] = a.hi, first[5 * slot + 2] = a.lo;
+                    first[5 * slot + 3] = b.hi, first[5 * slot + 4] = b.lo;
+                }
+            }
         }
     }
     atomicAdd(&counts[0], diff);
@@ -212,7 +219,9 @@ result measure(const float *b, int rows, int k, int blocks_per_sm, int sms, doub
 
 int main(int argc, char **argv)
 {
-    const int rows = 4096, k = 4096;
+    /* argv[2], argv[3]: rows and K (multiples of 128 and 32); the default is B of 64x4096x4096,
+     * 64 MB, which does not stay in L2; 4096 x 1024 (16 MB) does */
+    const int rows = argc > 3 ? atoi(argv[2]) : 4096, k = argc > 3 ? atoi(argv[3]) : 4096;
     int dev = 0, sms = 0, clock_khz = 0;
     CHECK(cudaGetDevice(&dev));
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -228,8 +237,8 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(csv, "mode,threads,blocks_per_sm,blocks,ms,elems_per_cycle_sm,gbps\n");
-    printf("B of 64x%dx%d as %d x %d, K-contiguous; %d SMs at %.0f MHz (the rate uses this clock)\n\n", rows, k, rows,
-           k, sms, clock_hz / 1e6);
+    printf("B of 64x%dx%d as %d x %d, K-contiguous (%.0f MB); %d SMs at %.0f MHz (the rate uses this clock)\n\n",
+           rows, k, rows, k, rows * (double)k * 4 / 1e6, sms, clock_hz / 1e6);
     printf("| mode | threads a block | blocks a SM (at most) | blocks | ms | elements a cycle a SM | GB/s read |\n");
     printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     static const char *const mode_names[] = {"copy", "split (cvt.rna)", "split (bits)"};
@@ -250,14 +259,20 @@ int main(int argc, char **argv)
                 fprintf(csv, "%s,%d,%d,%d,%.5f,%.3f,%.1f\n", mode_names[m], threads, bps, r.blocks, r.ms,
                         r.elems_per_cycle_sm, r.gbps);
             }
-    unsigned long long *counts, host[2];
+    unsigned long long *counts, host[3];
+    uint32_t *first, firsts[20] = {0};
     CHECK(cudaMalloc((void **)&counts, sizeof host));
+    CHECK(cudaMalloc((void **)&first, sizeof firsts));
     CHECK(cudaMemset(counts, 0, sizeof host));
-    agree_kernel<<<sms * 8, 256>>>(counts);
+    agree_kernel<<<sms * 8, 256>>>(counts, first);
     CHECK(cudaMemcpy(host, counts, sizeof host, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(firsts, first, sizeof firsts, cudaMemcpyDeviceToHost));
     printf("\nsplit (bits) against split (cvt.rna) on all 2^32 inputs: %llu differ, %llu differ only in a NaN's bits\n",
            host[0], host[1]);
     fprintf(csv, "agreement,%llu,%llu\n", host[0], host[1]);
+    for (unsigned long long i = 0; i < host[0] && i < 4; ++i)
+        printf("  input 0x%08x: cvt.rna hi 0x%08x lo 0x%08x, bits hi 0x%08x lo 0x%08x\n", firsts[5 * i],
+               firsts[5 * i + 1], firsts[5 * i + 2], firsts[5 * i + 3], firsts[5 * i + 4]);
     fclose(csv);
     return 0;
 }
