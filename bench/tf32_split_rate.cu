@@ -46,7 +46,7 @@ constexpr int STAGE = 2 * IMAGE;                   /* hi and lo */
 /* The same split with the TF32 rounding done on the bits (round half away from zero on the
  * magnitude: add half a TF32 ulp, clear the 13 low bits; a carry into the exponent is the correct
  * rounding up), where ptxas expands cvt.rna.tf32.f32 into a longer sequence on sm_90. Non-finite
- * values keep their bits. Whether it equals split() on every input is checked below. */
+ * values as split() treats them. Whether it equals split() on every input is checked below. */
 __device__ __forceinline__ uint32_t tf32_bits(uint32_t finite_bits)
 {
     return (finite_bits + 0x1000u) & 0xffffe000u;
@@ -57,8 +57,8 @@ template <int PASSES> __device__ __forceinline__ sgemm::split_value split_bits(f
     const uint32_t bits = __float_as_uint(x);
     const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
     uint32_t hi = tf32_bits(bits);
-    if (!finite)
-        hi = bits;
+    if (!finite) /* as split(): Inf kept, every NaN a quiet NaN visible in TF32 */
+        hi = bits & 0x007fffffu ? (bits | 0x00400000u) & 0xffffe000u : bits;
     else if ((hi & 0x7f800000u) == 0x7f800000u)
         hi = bits & 0xffffe000u; /* rounding overflowed: truncate, as split() does */
     sgemm::split_value v;

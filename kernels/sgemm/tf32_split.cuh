@@ -1,8 +1,9 @@
 /* The split of an FP32 value into TF32 parts, shared by the tensor-core variants (tf32_*.cu):
  * hi = TF32(x) rounded to nearest, lo = TF32(x - hi); 3xTF32 sums lo*hi + hi*lo + hi*hi.
  * IEEE guards: a non-finite x has lo = 0, and its hx (the hi used in the cross terms) is 0, so that
- * Inf * lo (lo 0 or of the other sign) adds no NaN; a finite x whose TF32 rounding overflows (|x|
- * near FLT_MAX) is truncated instead. PASSES == 1 (plain TF32) needs hi alone. */
+ * Inf * lo (lo 0 or of the other sign) adds no NaN; a NaN's hi is a quiet NaN with its high mantissa
+ * bit set, whatever its payload; a finite x whose TF32 rounding overflows (|x| near FLT_MAX) is
+ * truncated instead. PASSES == 1 (plain TF32) needs hi alone. */
 #ifndef SHIM_TF32_SPLIT_CUH
 #define SHIM_TF32_SPLIT_CUH
 
@@ -28,6 +29,10 @@ template <int PASSES> __device__ __forceinline__ split_value split(float x)
     uint32_t hi = tf32_round(x);
     if (finite && (hi & 0x7f800000u) == 0x7f800000u)
         hi = bits & 0xffffe000u; /* rounding overflowed: truncate to TF32 instead */
+    if (!finite) /* cvt.rna turns a NaN whose payload lies in the 13 low bits into an Inf (seen on
+                  * the H200: bench/tf32_split_rate); keep Inf, and make every NaN a quiet NaN
+                  * that TF32 (the 19 high bits) still reads as NaN */
+        hi = bits & 0x007fffffu ? (bits | 0x00400000u) & 0xffffe000u : bits;
     split_value v;
     v.hi = hi;
     v.hx = PASSES == 3 && finite ? hi : 0u;

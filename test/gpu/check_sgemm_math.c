@@ -129,19 +129,22 @@ static void check_class(const char *cls, const shim_sgemm_variant *v, int math)
             verdict(cls, what, bad);
             free(a), free(b), free(c);
         }
-        /* NaN in B(7, 2) */
-        {
+        /* NaN in B(7, 2): the usual quiet NaN, and one whose payload lies only in the 13 low bits
+         * (that TF32, the 19 high bits, would read as an Inf if the split kept it as it is) */
+        static const uint32_t nan_bits[] = {0x7fc00000u, 0xff8012c0u};
+        for (int w = 0; w < 2; w++) {
             float *a = fill(m * kk, 0.5, 0, 0), *b = fill(kk * n, 0.0, 0, 0), *c = calloc((size_t)m * n, sizeof(float));
-            b[7 + 2 * kk] = NAN;
+            memcpy(&b[7 + 2 * kk], &nan_bits[w], sizeof(float));
             run(v, math, m, n, kk, 1.0f, a, b, 0.0f, c);
             int bad = 0;
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < m; i++) {
                     int ok = j == 2 ? isnan(c[i + j * m]) : isfinite(c[i + j * m]);
                     if (!ok && bad++ < 3)
-                        printf("  %s: NaN in B(7,2): c(%d,%d) = %g\n", cls, i, j, c[i + j * m]);
+                        printf("  %s: NaN 0x%08x in B(7,2): c(%d,%d) = %g\n", cls, nan_bits[w], i, j, c[i + j * m]);
                 }
-            snprintf(what, sizeof what, "a NaN in B makes its column of C NaN, and only that (k = %d)", kk);
+            snprintf(what, sizeof what, "a NaN (0x%08x) in B makes its column of C NaN, and only that (k = %d)",
+                     nan_bits[w], kk);
             verdict(cls, what, bad);
             free(a), free(b), free(c);
         }
