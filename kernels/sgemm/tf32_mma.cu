@@ -9,9 +9,10 @@
  * memory (rows of 136 words: the fragment reads of a warp hit 32 different banks).
  * Each k tile accumulates in fresh registers, added to the running sums with FP32 adds (the tensor
  * cores' accumulation is not round-to-nearest: over long K its bias reached TF32's error).
- * IEEE: an infinite or NaN operand has lo = 0 and takes part in the cross terms as 0 (so Inf * finite
- * stays Inf and NaN stays NaN: Inf - Inf, or Inf * a lo of 0 or of the other sign, would make a NaN);
- * a finite value whose TF32 rounding overflows (|x| near FLT_MAX) is truncated instead.
+ * IEEE: the split of tf32_split.cuh; an infinite or NaN operand has lo = 0 and takes part in the
+ * cross terms as 0 (so Inf * finite stays Inf and NaN stays NaN: Inf - Inf, or Inf * a lo of 0 or
+ * of the other sign, would make a NaN); a finite value whose TF32 rounding overflows (|x| near
+ * FLT_MAX) is truncated instead.
  * Subnormal operands lose what lies below TF32's bit positions (their lo parts vanish): relative
  * errors of up to 2^-7 of such an operand (docs/sgemm_accuracy.md).
  * The k order of every output element is fixed: results are bitwise reproducible. */
@@ -19,29 +20,13 @@
 
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
+#include "tf32_split.cuh"
 
 namespace sgemm {
 namespace {
 
 constexpr int BM = 128, BN = 128, BK = 16, THREADS = 256, STRIDE = 136;
 constexpr int PER_THREAD = BM * BK / THREADS; /* elements of A (and of B) each thread loads per k tile */
-
-__device__ __forceinline__ uint32_t tf32_round(float x)
-{
-    uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return r;
-}
-
-template <int PASSES> __device__ __forceinline__ void split(float x, uint32_t &hi, uint32_t &lo)
-{
-    uint32_t h = tf32_round(x);
-    if (isinf(__uint_as_float(h)) && isfinite(x))
-        h = __float_as_uint(x) & 0xffffe000u; /* rounding overflowed: truncate to TF32 instead */
-    hi = h;
-    if (PASSES == 3)
-        lo = isfinite(x) ? tf32_round(x - __uint_as_float(h)) : 0u;
-}
 
 /* a hi part for the cross terms: 0 where the value is Inf or NaN (its hi term alone carries it, so
  * that Inf * lo of the other operand, which may be 0 or of the other sign, adds no NaN) */
@@ -103,17 +88,16 @@ template <int PASSES> __device__ __forceinline__ void store_tile(const shim_sgem
     for (int r = 0; r < PER_THREAD; ++r) {
         int i = p.transa ? t / BK + (THREADS / BK) * r : t % BM;
         int kk = p.transa ? t % BK : t / BM + (THREADS / BM) * r;
-        uint32_t hi, lo = 0;
-        split<PASSES>(ra[r], hi, lo);
-        s.a_hi[kk][i] = hi;
+        const split_value a = split<PASSES>(ra[r]);
+        s.a_hi[kk][i] = a.hi;
         if (PASSES == 3)
-            s.a_lo[kk][i] = lo;
+            s.a_lo[kk][i] = a.lo;
         int j = p.transb ? t % BN : t / BK + (THREADS / BK) * r;
         kk = p.transb ? t / BN + (THREADS / BN) * r : t % BK;
-        split<PASSES>(rb[r], hi, lo);
-        s.b_hi[kk][j] = hi;
+        const split_value b = split<PASSES>(rb[r]);
+        s.b_hi[kk][j] = b.hi;
         if (PASSES == 3)
-            s.b_lo[kk][j] = lo;
+            s.b_lo[kk][j] = b.lo;
     }
 }
 
