@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "bulk_copy.cuh"
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
 #include "tf32_split.cuh"
@@ -184,45 +185,6 @@ __global__ void __launch_bounds__(PACK_THREADS) pack_kernel(const operand a, con
 
 /* ---- 2. gemm --------------------------------------------------------------------------------- */
 
-__device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbar_expect(uint32_t bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(uint32_t bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-/* until the barrier's phase of this parity has completed */
-__device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity)
-{
-    unsigned done = 0;
-    do {
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n"
-                     "}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
-/* bytes (a multiple of 16) from global src to shared dst, completing on bar */
-__device__ __forceinline__ void bulk_copy(uint32_t dst, const void *src, unsigned bytes, uint32_t bar)
-{
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
-                 "l"(src), "r"(bytes), "r"(bar)
-                 : "memory");
-}
-
 template <int PASSES>
 __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const images im, int tiles_m, int tiles_n)
 {
@@ -243,7 +205,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const
             mbar_init(full + 8 * s, 1);                     /* the producer's expect_tx */
             mbar_init(empty + 8 * s, CONSUMERS * 4);        /* one arrival per consumer warp */
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        mbar_init_fence();
     }
     __syncthreads();
 
