@@ -15,7 +15,9 @@
  * to consumers. The "copy" mode stores the raw float4 twice instead of splitting: what the loads and
  * stores alone cost. Every element is split exactly once per run, as in a 64-row-tile kernel at
  * m = 64. "split (bits)" rounds to TF32 on the bits instead of by cvt.rna (which ptxas expands on
- * sm_90); the program also checks it against the cvt.rna split on every 32-bit input.
+ * sm_90); the program also checks it against the cvt.rna split on every 32-bit input. The
+ * "bulk-fed" rows feed the split by cp.async.bulk into shared memory instead of registers
+ * (bulk_kernel).
  * Usage: tf32_split_rate [CSV [ROWS K]]   (a table to stdout) */
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +25,7 @@
 
 #include <cuda_runtime.h>
 
+#include "bulk_copy.cuh"
 #include "tf32_split.cuh"
 #include "wgmma_tf32.cuh"
 
@@ -181,6 +184,84 @@ __global__ void __launch_bounds__(THREADS) split_kernel(const float *__restrict_
     sink[blockIdx.x * THREADS + tid] = reinterpret_cast<const float *>(base + ((tiles - 1) & 1) * STAGE)[tid];
 }
 
+/* The same split fed by bulk copies: a producer warp (one thread) copies each k tile's 128 rows
+ * of 128 bytes with cp.async.bulk into one of RAW_STAGES raw stages (rows 144 bytes apart, so that
+ * a warp's 16-byte reads of 8 rows x 4 float4 take the minimum 4 wavefronts), completing on the
+ * stage's "full" mbarrier; the splitting warps wait on it, read their float4s from shared memory,
+ * split on the bits, store hi and lo at the image offsets (one image stage: nothing reads it), free
+ * the raw stage on its "empty" mbarrier (one arrival per warp), and meet at a named barrier per
+ * tile (the hand-off). Several tiles are in flight without registers holding them. */
+constexpr int RAW_STAGES = 4, RAW_ROW = 144, RAW_STAGE = ROWS * RAW_ROW;
+constexpr int BULK_SMEM = RAW_STAGES * RAW_STAGE + STAGE + 2 * RAW_STAGES * 8;
+
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS + 32) bulk_kernel(const float *__restrict__ b, int64_t ld, int ktiles,
+                                                             int per_slice, int slices, float *__restrict__ sink)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int PER = F4 / THREADS, WARPS = THREADS / 32;
+    extern __shared__ __align__(128) char smem_b[];
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem_b);
+    const uint32_t image = base + RAW_STAGES * RAW_STAGE, full = image + STAGE, empty = full + RAW_STAGES * 8;
+    const int tile = (int)blockIdx.x / slices, slice = (int)blockIdx.x % slices;
+    const int tid = (int)threadIdx.x;
+    const int tiles = min(per_slice, ktiles - slice * per_slice);
+    if (tid == 0) {
+        for (int st = 0; st < RAW_STAGES; ++st) {
+            sgemm::mbar_init(full + 8 * st, 1);
+            sgemm::mbar_init(empty + 8 * st, WARPS);
+        }
+        sgemm::mbar_init_fence();
+    }
+    __syncthreads();
+    if (tid >= THREADS) { /* the producer warp: its first thread issues the copies */
+        if (tid == THREADS) {
+            const float *rows = b + (int64_t)tile * ROWS * ld + (int64_t)slice * per_slice * BK;
+            for (int t = 0; t < tiles; ++t) {
+                const int st = t % RAW_STAGES;
+                if (t >= RAW_STAGES)
+                    sgemm::mbar_wait(empty + 8 * st, (unsigned)(t / RAW_STAGES - 1) & 1u);
+                sgemm::mbar_expect(full + 8 * st, ROWS * BK * 4);
+                for (int r = 0; r < ROWS; ++r)
+                    sgemm::bulk_copy(base + st * RAW_STAGE + r * RAW_ROW, rows + (int64_t)r * ld + t * BK, BK * 4,
+                                     full + 8 * st);
+            }
+        }
+        return;
+    }
+    const char *const raw = smem_b;
+    char *const img = smem_b + RAW_STAGES * RAW_STAGE;
+    int raw_off[PER], img_off[PER];
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+        const int f = tid + i * THREADS;
+        const int r = f / 64 * 8 + f % 8, kq = f / 8 % 8;
+        raw_off[i] = r * RAW_ROW + kq * 16;
+        img_off[i] = sgemm::wg::image_offset(r, 4 * kq);
+    }
+    for (int t = 0; t < tiles; ++t) {
+        const int st = t % RAW_STAGES;
+        sgemm::mbar_wait(full + 8 * st, (unsigned)(t / RAW_STAGES) & 1u);
+        float4 v[PER];
+#pragma unroll
+        for (int i = 0; i < PER; ++i)
+            v[i] = *reinterpret_cast<const float4 *>(raw + st * RAW_STAGE + raw_off[i]);
+        __syncwarp();
+        if (tid % 32 == 0)
+            sgemm::mbar_arrive(empty + 8 * st);
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            uint4 hi, lo;
+            split4_bits(v[i], hi, lo);
+            *reinterpret_cast<uint4 *>(img + img_off[i]) = hi;
+            *reinterpret_cast<uint4 *>(img + IMAGE + img_off[i]) = lo;
+        }
+        asm volatile("bar.sync 1, %0;\n" ::"r"(THREADS) : "memory"); /* the hand-off, splitters only */
+    }
+    sink[blockIdx.x * THREADS + tid] = reinterpret_cast<const float *>(img)[tid];
+#endif
+}
+
 struct result {
     double ms, elems_per_cycle_sm, gbps;
     int blocks;
@@ -203,6 +284,34 @@ result measure(const float *b, int rows, int k, int blocks_per_sm, int sms, doub
     for (int rep = 0; rep < 7; ++rep) {
         CHECK(cudaEventRecord(t0));
         kernel<<<blocks, THREADS, 2 * STAGE>>>(b, k, ktiles, per_slice, slices, sink);
+        CHECK(cudaEventRecord(t1));
+        CHECK(cudaEventSynchronize(t1));
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, t0, t1));
+        if (rep > 0 && ms < best)
+            best = ms;
+    }
+    CHECK(cudaGetLastError());
+    const double elems = (double)rows * k;
+    return {best, elems / (best * 1e-3 * clock_hz * sms), elems * 4.0 / (best * 1e-3) / 1e9, blocks};
+}
+
+template <int THREADS>
+result measure_bulk(const float *b, int rows, int k, int blocks_per_sm, int sms, double clock_hz, float *sink)
+{
+    const int tiles_r = rows / ROWS, ktiles = k / BK;
+    const int want = sms * blocks_per_sm / tiles_r > 0 ? sms * blocks_per_sm / tiles_r : 1;
+    const int per_slice = (ktiles + want - 1) / want, slices = (ktiles + per_slice - 1) / per_slice;
+    const int blocks = tiles_r * slices;
+    auto kernel = bulk_kernel<THREADS>;
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, BULK_SMEM));
+    cudaEvent_t t0, t1;
+    CHECK(cudaEventCreate(&t0));
+    CHECK(cudaEventCreate(&t1));
+    float best = 1e30f;
+    for (int rep = 0; rep < 7; ++rep) {
+        CHECK(cudaEventRecord(t0));
+        kernel<<<blocks, THREADS + 32, BULK_SMEM>>>(b, k, ktiles, per_slice, slices, sink);
         CHECK(cudaEventRecord(t1));
         CHECK(cudaEventSynchronize(t1));
         float ms;
@@ -259,6 +368,16 @@ int main(int argc, char **argv)
                 fprintf(csv, "%s,%d,%d,%d,%.5f,%.3f,%.1f\n", mode_names[m], threads, bps, r.blocks, r.ms,
                         r.elems_per_cycle_sm, r.gbps);
             }
+    /* the bulk-fed producer (two blocks a SM at most: 104 KB of shared memory each) */
+    for (int threads : {128, 256})
+        for (int bps : {1, 2}) {
+            const result r = threads == 128 ? measure_bulk<128>(b, rows, k, bps, sms, clock_hz, sink)
+                                            : measure_bulk<256>(b, rows, k, bps, sms, clock_hz, sink);
+            printf("| split (bits), bulk-fed | %d + 32 | %d | %d | %.4f | %.2f | %.0f |\n", threads, bps, r.blocks, r.ms,
+                   r.elems_per_cycle_sm, r.gbps);
+            fprintf(csv, "split (bits) bulk-fed,%d,%d,%d,%.5f,%.3f,%.1f\n", threads, bps, r.blocks, r.ms,
+                    r.elems_per_cycle_sm, r.gbps);
+        }
     unsigned long long *counts, host[3];
     uint32_t *first, firsts[20] = {0};
     CHECK(cudaMalloc((void **)&counts, sizeof host));
