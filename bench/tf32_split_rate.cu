@@ -267,23 +267,32 @@ struct result {
     int blocks;
 };
 
-template <int THREADS, int MODE>
-result measure(const float *b, int rows, int k, int blocks_per_sm, int sms, double clock_hz, float *sink)
+using kernel_fn = void (*)(const float *, int64_t, int, int, int, float *);
+
+/* a producer kernel as measured: its splitting threads, the producer warp beside them (bulk-fed),
+ * its shared memory, and the most blocks a SM that memory allows */
+struct method {
+    const char *name;
+    kernel_fn kernel;
+    int threads, producer_threads, smem, max_blocks_per_sm;
+};
+
+result measure(const method &me, const float *b, int rows, int k, int blocks_per_sm, int sms, double clock_hz,
+               float *sink)
 {
     const int tiles_r = rows / ROWS, ktiles = k / BK;
     /* K slices so that the grid is at most blocks_per_sm blocks on every multiprocessor */
     const int want = sms * blocks_per_sm / tiles_r > 0 ? sms * blocks_per_sm / tiles_r : 1;
     const int per_slice = (ktiles + want - 1) / want, slices = (ktiles + per_slice - 1) / per_slice;
     const int blocks = tiles_r * slices;
-    auto kernel = split_kernel<THREADS, MODE>;
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * STAGE));
+    CHECK(cudaFuncSetAttribute(me.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, me.smem));
     cudaEvent_t t0, t1;
     CHECK(cudaEventCreate(&t0));
     CHECK(cudaEventCreate(&t1));
     float best = 1e30f;
-    for (int rep = 0; rep < 7; ++rep) {
+    for (int rep = 0; rep < 7; ++rep) { /* the first is a warm-up */
         CHECK(cudaEventRecord(t0));
-        kernel<<<blocks, THREADS, 2 * STAGE>>>(b, k, ktiles, per_slice, slices, sink);
+        me.kernel<<<blocks, me.threads + me.producer_threads, me.smem>>>(b, k, ktiles, per_slice, slices, sink);
         CHECK(cudaEventRecord(t1));
         CHECK(cudaEventSynchronize(t1));
         float ms;
@@ -292,34 +301,8 @@ result measure(const float *b, int rows, int k, int blocks_per_sm, int sms, doub
             best = ms;
     }
     CHECK(cudaGetLastError());
-    const double elems = (double)rows * k;
-    return {best, elems / (best * 1e-3 * clock_hz * sms), elems * 4.0 / (best * 1e-3) / 1e9, blocks};
-}
-
-template <int THREADS>
-result measure_bulk(const float *b, int rows, int k, int blocks_per_sm, int sms, double clock_hz, float *sink)
-{
-    const int tiles_r = rows / ROWS, ktiles = k / BK;
-    const int want = sms * blocks_per_sm / tiles_r > 0 ? sms * blocks_per_sm / tiles_r : 1;
-    const int per_slice = (ktiles + want - 1) / want, slices = (ktiles + per_slice - 1) / per_slice;
-    const int blocks = tiles_r * slices;
-    auto kernel = bulk_kernel<THREADS>;
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, BULK_SMEM));
-    cudaEvent_t t0, t1;
-    CHECK(cudaEventCreate(&t0));
-    CHECK(cudaEventCreate(&t1));
-    float best = 1e30f;
-    for (int rep = 0; rep < 7; ++rep) {
-        CHECK(cudaEventRecord(t0));
-        kernel<<<blocks, THREADS + 32, BULK_SMEM>>>(b, k, ktiles, per_slice, slices, sink);
-        CHECK(cudaEventRecord(t1));
-        CHECK(cudaEventSynchronize(t1));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, t0, t1));
-        if (rep > 0 && ms < best)
-            best = ms;
-    }
-    CHECK(cudaGetLastError());
+    CHECK(cudaEventDestroy(t0));
+    CHECK(cudaEventDestroy(t1));
     const double elems = (double)rows * k;
     return {best, elems / (best * 1e-3 * clock_hz * sms), elems * 4.0 / (best * 1e-3) / 1e9, blocks};
 }
@@ -350,32 +333,23 @@ int main(int argc, char **argv)
            rows, k, rows, k, rows * (double)k * 4 / 1e6, sms, clock_hz / 1e6);
     printf("| mode | threads a block | blocks a SM (at most) | blocks | ms | elements a cycle a SM | GB/s read |\n");
     printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-    static const char *const mode_names[] = {"copy", "split (cvt.rna)", "split (bits)"};
-    for (int m : {SPLIT_CVT, SPLIT_BITS, COPY})
-        for (int threads : {128, 256})
-            for (int bps : {1, 2, 3}) {
-                result r;
-                if (threads == 128)
-                    r = m == COPY        ? measure<128, COPY>(b, rows, k, bps, sms, clock_hz, sink)
-                        : m == SPLIT_CVT ? measure<128, SPLIT_CVT>(b, rows, k, bps, sms, clock_hz, sink)
-                                         : measure<128, SPLIT_BITS>(b, rows, k, bps, sms, clock_hz, sink);
-                else
-                    r = m == COPY        ? measure<256, COPY>(b, rows, k, bps, sms, clock_hz, sink)
-                        : m == SPLIT_CVT ? measure<256, SPLIT_CVT>(b, rows, k, bps, sms, clock_hz, sink)
-                                         : measure<256, SPLIT_BITS>(b, rows, k, bps, sms, clock_hz, sink);
-                printf("| %s | %d | %d | %d | %.4f | %.2f | %.0f |\n", mode_names[m], threads, bps, r.blocks, r.ms,
-                       r.elems_per_cycle_sm, r.gbps);
-                fprintf(csv, "%s,%d,%d,%d,%.5f,%.3f,%.1f\n", mode_names[m], threads, bps, r.blocks, r.ms,
-                        r.elems_per_cycle_sm, r.gbps);
-            }
-    /* the bulk-fed producer (two blocks a SM at most: 104 KB of shared memory each) */
-    for (int threads : {128, 256})
-        for (int bps : {1, 2}) {
-            const result r = threads == 128 ? measure_bulk<128>(b, rows, k, bps, sms, clock_hz, sink)
-                                            : measure_bulk<256>(b, rows, k, bps, sms, clock_hz, sink);
-            printf("| split (bits), bulk-fed | %d + 32 | %d | %d | %.4f | %.2f | %.0f |\n", threads, bps, r.blocks, r.ms,
-                   r.elems_per_cycle_sm, r.gbps);
-            fprintf(csv, "split (bits) bulk-fed,%d,%d,%d,%.5f,%.3f,%.1f\n", threads, bps, r.blocks, r.ms,
+    /* register-fed: two stages of images (64 KB), three blocks a SM at most; bulk-fed: 104 KB, two */
+    static const method methods[] = {
+        {"split (cvt.rna)", split_kernel<128, SPLIT_CVT>, 128, 0, 2 * STAGE, 3},
+        {"split (cvt.rna)", split_kernel<256, SPLIT_CVT>, 256, 0, 2 * STAGE, 3},
+        {"split (bits)", split_kernel<128, SPLIT_BITS>, 128, 0, 2 * STAGE, 3},
+        {"split (bits)", split_kernel<256, SPLIT_BITS>, 256, 0, 2 * STAGE, 3},
+        {"copy", split_kernel<128, COPY>, 128, 0, 2 * STAGE, 3},
+        {"copy", split_kernel<256, COPY>, 256, 0, 2 * STAGE, 3},
+        {"split (bits) bulk-fed", bulk_kernel<128>, 128, 32, BULK_SMEM, 2},
+        {"split (bits) bulk-fed", bulk_kernel<256>, 256, 32, BULK_SMEM, 2},
+    };
+    for (const method &me : methods)
+        for (int bps = 1; bps <= me.max_blocks_per_sm; ++bps) {
+            const result r = measure(me, b, rows, k, bps, sms, clock_hz, sink);
+            printf("| %s | %d%s | %d | %d | %.4f | %.2f | %.0f |\n", me.name, me.threads,
+                   me.producer_threads ? " + 32" : "", bps, r.blocks, r.ms, r.elems_per_cycle_sm, r.gbps);
+            fprintf(csv, "%s,%d,%d,%d,%.5f,%.3f,%.1f\n", me.name, me.threads, bps, r.blocks, r.ms,
                     r.elems_per_cycle_sm, r.gbps);
         }
     unsigned long long *counts, host[3];
