@@ -200,15 +200,28 @@ extern "C" const shim_sgemm_variant *shim_sgemm_find(const char *name)
     return nullptr;
 }
 
-/* An A stored K-contiguous (transa) reaches the pipelined kernels' shared memory by 4-byte
- * transposing cp.async; measured on the H200 (docs/perf.md) that costs 13-25 % against the
- * register-staged warptile kernels, which load it 16 bytes at a time and transpose on the shared
- * store. So with transa: warptile (128x128) where its tiles give every SM at least one block and
- * the last wave (2 blocks per SM) is at least 85 % full, and warptile_128x64x16 in place of a
- * data-parallel 128x64 plan on grids of fewer tiles than SMs. Split-K plans stay: there the pipelined
- * kernel's K slices matter more than the copy. */
-static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen)
+/* Where the register-staged warptile kernels were measured faster than the cost model's choice
+ * (H200; docs/perf.md, docs/notes/sgemm.md):
+ * - An A stored K-contiguous (transa) reaches the pipelined kernels' shared memory by 4-byte
+ *   transposing cp.async, which costs 13-25 % against warptile's 16-byte loads transposed on the
+ *   shared store. So with transa: warptile (128x128) where its tiles give every SM at least one block
+ *   and the last wave (2 blocks per SM) is at least 85 % full, and warptile_128x64x16 in place of a
+ *   data-parallel 128x64 plan on grids of fewer tiles than SMs. Split-K plans stay: there the
+ *   pipelined kernel's K slices matter more than the copy.
+ * - With m, n and k all at least 16384 the 128x64 pipelined kernel falls to 42.6-44.5 TFLOP/s NN and
+ *   46.2 NT, where it does 47.6-48.9 NN at 12288^3, 16384x16384x8192 and 8192x8192x32768, while
+ *   warptile holds 47.1 NN and 47.4 NT there. Not understood (L2 hit rate 61 % against 90 % at
+ *   8192^3); from that size on warptile replaces it. */
+constexpr int LARGE_SIDE = 16384;
+
+static int register_staged_where_faster(const shim_sgemm_args *p, int chosen)
 {
+    if (!p->transa)
+        return chosen == V_PIPE_128x64 && p->m >= LARGE_SIDE && p->n >= LARGE_SIDE && p->k >= LARGE_SIDE
+                   ? V_WARPTILE
+                   : chosen;
+    if (chosen == V_SPLITK)
+        return chosen;
     const int64_t tiles = (int64_t)((p->m + 127) / 128) * ((p->n + 127) / 128);
     const int64_t slots = 2 * (int64_t)sm_count();
     const int64_t waves = (tiles + slots - 1) / slots;
@@ -218,13 +231,6 @@ static int register_staged_for_transposed_a(const shim_sgemm_args *p, int chosen
         return V_WARPTILE_128x64x16;
     return chosen;
 }
-
-/* Measured on the H200 (docs/notes/sgemm.md, 2026-11-23): with m, n and k all 16384 the 128x64
- * pipelined kernel falls to 42.6-44.5 TFLOP/s NN and 46.2 NT, where it does 47.6-48.9 NN at
- * 12288^3, 16384x16384x8192 and 8192x8192x32768, while the 128x128 warptile kernel holds 47.1 NN
- * and 47.4 NT there. Not understood (L2 hit rate 61 % against 90 % at 8192^3); from that size on
- * the selector takes warptile. */
-constexpr int LARGE_SIDE = 16384;
 
 /* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
  * is all there is) */
@@ -256,12 +262,8 @@ static int select_fp32(const shim_sgemm_args *p, double *seconds)
             best = V_SPLITK_TAIL;
         }
     }
-    if (p->transa && best != V_SPLITK)
-        best = register_staged_for_transposed_a(p, best);
-    else if (best == V_PIPE_128x64 && p->m >= LARGE_SIDE && p->n >= LARGE_SIDE && p->k >= LARGE_SIDE)
-        best = V_WARPTILE;
     *seconds = best_cost;
-    return best;
+    return register_staged_where_faster(p, best);
 }
 
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
