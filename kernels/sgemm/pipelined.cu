@@ -334,7 +334,7 @@ template <class CFG> constexpr tile_config describe(const char *name, int blocks
  * with 1 KB reserved per block; efficiency: fraction of FFMA peak (66.9 TFLOP/s) at full
  * occupancy, fitted to run 9 (NN, 2048^3-16384^3 through plan.cu's wave model): 128x64 0.71
  * (0.67 at 16384^3), 128x128 0.63-0.64, 128x128x8 0.61, 128x256 0.60, 64x64 0.60 */
-const tile_config configs[TILE_CONFIGS] = {
+const tile_config configs[] = {
     describe<cfg_128x128>("128x128", 2, 0.635),     describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
     describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.0),
@@ -343,11 +343,13 @@ const tile_config configs[TILE_CONFIGS] = {
 
 /* one launcher per configuration, indexed by tile_config_id */
 using config_launcher = cudaError_t (*)(int, int, const problem &, const sched &, float *, int, cudaStream_t);
-const config_launcher launchers[TILE_CONFIGS] = {
+const config_launcher launchers[] = {
     launch_config<cfg_128x128>, launch_config<cfg_128x256>,    launch_config<cfg_128x64>,
     launch_config<cfg_64x64>,   launch_config<cfg_128x128_k8>, launch_config<cfg_128x256_k8>,
     launch_config<cfg_256x128_k8>,
 };
+static_assert(sizeof configs / sizeof *configs == TILE_CONFIGS && sizeof launchers / sizeof *launchers == TILE_CONFIGS,
+              "one configuration and one launcher per tile_config_id, in its order");
 
 } // namespace
 
