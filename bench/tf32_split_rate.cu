@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include "bulk_copy.cuh"
@@ -130,7 +131,8 @@ __global__ void agree_kernel(unsigned long long *counts, uint32_t *first)
 
 template <int THREADS, int MODE>
 __global__ void __launch_bounds__(THREADS) split_kernel(const float *__restrict__ b, int64_t ld, int ktiles,
-                                                         int per_slice, int slices, float *__restrict__ sink)
+                                                         int per_slice, int slices, float *__restrict__ sink,
+                                                         const __grid_constant__ CUtensorMap)
 {
     constexpr int PER = F4 / THREADS;
     extern __shared__ uint4 smem[];
@@ -184,8 +186,8 @@ __global__ void __launch_bounds__(THREADS) split_kernel(const float *__restrict_
     sink[blockIdx.x * THREADS + tid] = reinterpret_cast<const float *>(base + ((tiles - 1) & 1) * STAGE)[tid];
 }
 
-/* The same split fed by bulk copies: a producer warp (one thread) copies each k tile's 128 rows
- * of 128 bytes with cp.async.bulk into one of RAW_STAGES raw stages (rows 144 bytes apart, so that
+/* The same split fed by bulk copies: a producer warp (ISSUERS of its lanes: 1 or 32) copies each
+ * k tile's 128 rows of 128 bytes with cp.async.bulk into one of RAW_STAGES raw stages (rows 144 bytes apart, so that
  * a warp's 16-byte reads of 8 rows x 4 float4 take the minimum 4 wavefronts), completing on the
  * stage's "full" mbarrier; the splitting warps wait on it, read their float4s from shared memory,
  * split on the bits, store hi and lo at the image offsets (one image stage: nothing reads it), free
@@ -194,9 +196,10 @@ __global__ void __launch_bounds__(THREADS) split_kernel(const float *__restrict_
 constexpr int RAW_STAGES = 4, RAW_ROW = 144, RAW_STAGE = ROWS * RAW_ROW;
 constexpr int BULK_SMEM = RAW_STAGES * RAW_STAGE + STAGE + 2 * RAW_STAGES * 8;
 
-template <int THREADS>
+template <int THREADS, int ISSUERS>
 __global__ void __launch_bounds__(THREADS + 32) bulk_kernel(const float *__restrict__ b, int64_t ld, int ktiles,
-                                                             int per_slice, int slices, float *__restrict__ sink)
+                                                             int per_slice, int slices, float *__restrict__ sink,
+                                                             const __grid_constant__ CUtensorMap)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int PER = F4 / THREADS, WARPS = THREADS / 32;
@@ -214,15 +217,19 @@ __global__ void __launch_bounds__(THREADS + 32) bulk_kernel(const float *__restr
         sgemm::mbar_init_fence();
     }
     __syncthreads();
-    if (tid >= THREADS) { /* the producer warp: its first thread issues the copies */
-        if (tid == THREADS) {
+    if (tid >= THREADS) { /* the producer warp: ISSUERS of its lanes issue the copies, lane 0 the expect */
+        const int lane = tid - THREADS;
+        if (lane < ISSUERS) {
             const float *rows = b + (int64_t)tile * ROWS * ld + (int64_t)slice * per_slice * BK;
             for (int t = 0; t < tiles; ++t) {
                 const int st = t % RAW_STAGES;
                 if (t >= RAW_STAGES)
                     sgemm::mbar_wait(empty + 8 * st, (unsigned)(t / RAW_STAGES - 1) & 1u);
-                sgemm::mbar_expect(full + 8 * st, ROWS * BK * 4);
-                for (int r = 0; r < ROWS; ++r)
+                if (lane == 0)
+                    sgemm::mbar_expect(full + 8 * st, ROWS * BK * 4);
+                if (ISSUERS > 1)
+                    __syncwarp();
+                for (int r = lane; r < ROWS; r += ISSUERS)
                     sgemm::bulk_copy(base + st * RAW_STAGE + r * RAW_ROW, rows + (int64_t)r * ld + t * BK, BK * 4,
                                      full + 8 * st);
             }
@@ -262,12 +269,119 @@ __global__ void __launch_bounds__(THREADS + 32) bulk_kernel(const float *__restr
 #endif
 }
 
+/* The same again with the tile brought in by one TMA copy (cp.async.bulk.tensor.2d: a 32 x 128 box
+ * of a tensor map over B, 128-byte swizzle: in each 1024-byte group of 8 rows, row r's 16-byte
+ * chunk c lies at chunk c ^ r, so that a warp's reads of 8 rows x 4 float4 take the minimum 4
+ * wavefronts) into one of STAGES raw stages of 16 KB; otherwise as bulk_kernel. One instruction a
+ * tile instead of 128 row copies. */
+constexpr int TMA_RAW = ROWS * BK * 4;
+template <int STAGES> constexpr int tma_smem()
+{
+    return 1024 + STAGES * TMA_RAW + STAGE + 2 * STAGES * 8;
+}
+
+template <int THREADS, int STAGES>
+__global__ void __launch_bounds__(THREADS + 32) tma_kernel(const float *__restrict__, int64_t, int ktiles, int per_slice,
+                                                            int slices, float *__restrict__ sink,
+                                                            const __grid_constant__ CUtensorMap map)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int PER = F4 / THREADS, WARPS = THREADS / 32;
+    extern __shared__ __align__(1024) char smem_t[];
+    char *const raw = smem_t + ((1024 - (__cvta_generic_to_shared(smem_t) & 1023)) & 1023); /* 1024-aligned */
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(raw);
+    const uint32_t full = base + STAGES * TMA_RAW + STAGE, empty = full + STAGES * 8;
+    char *const img = raw + STAGES * TMA_RAW;
+    const int tile = (int)blockIdx.x / slices, slice = (int)blockIdx.x % slices;
+    const int tid = (int)threadIdx.x;
+    const int tiles = min(per_slice, ktiles - slice * per_slice);
+    if (tid == 0) {
+        for (int st = 0; st < STAGES; ++st) {
+            sgemm::mbar_init(full + 8 * st, 1);
+            sgemm::mbar_init(empty + 8 * st, WARPS);
+        }
+        sgemm::mbar_init_fence();
+    }
+    __syncthreads();
+    if (tid >= THREADS) {
+        if (tid == THREADS)
+            for (int t = 0; t < tiles; ++t) {
+                const int st = t % STAGES;
+                if (t >= STAGES)
+                    sgemm::mbar_wait(empty + 8 * st, (unsigned)(t / STAGES - 1) & 1u);
+                sgemm::mbar_expect(full + 8 * st, TMA_RAW);
+                const int k0 = (slice * per_slice + t) * BK, r0 = tile * ROWS;
+                asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                             " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(base + st * TMA_RAW),
+                             "l"(reinterpret_cast<uint64_t>(&map)), "r"(k0), "r"(r0), "r"(full + 8 * st)
+                             : "memory");
+            }
+        return;
+    }
+    int raw_off[PER], img_off[PER];
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+        const int f = tid + i * THREADS;
+        const int r = f / 64 * 8 + f % 8, kq = f / 8 % 8;
+        raw_off[i] = r * 128 + ((kq ^ (r % 8)) * 16);
+        img_off[i] = sgemm::wg::image_offset(r, 4 * kq);
+    }
+    for (int t = 0; t < tiles; ++t) {
+        const int st = t % STAGES;
+        sgemm::mbar_wait(full + 8 * st, (unsigned)(t / STAGES) & 1u);
+        float4 v[PER];
+#pragma unroll
+        for (int i = 0; i < PER; ++i)
+            v[i] = *reinterpret_cast<const float4 *>(raw + st * TMA_RAW + raw_off[i]);
+        __syncwarp();
+        if (tid % 32 == 0)
+            sgemm::mbar_arrive(empty + 8 * st);
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            uint4 hi, lo;
+            split4_bits(v[i], hi, lo);
+            *reinterpret_cast<uint4 *>(img + img_off[i]) = hi;
+            *reinterpret_cast<uint4 *>(img + IMAGE + img_off[i]) = lo;
+        }
+        asm volatile("bar.sync 1, %0;\n" ::"r"(THREADS) : "memory");
+    }
+    sink[blockIdx.x * THREADS + tid] = reinterpret_cast<const float *>(img)[tid];
+#endif
+}
+
+/* a tensor map over the rows x k operand (k contiguous, leading dimension ld), 32 x 128 boxes */
+CUtensorMap tensor_map(const float *b, int rows, int k, int64_t ld)
+{
+    using encode_fn = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                   const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
+    if (!fn || found != cudaDriverEntryPointSuccess) {
+        fprintf(stderr, "tf32_split_rate: no cuTensorMapEncodeTiled in the driver\n");
+        exit(1);
+    }
+    CUtensorMap map;
+    const cuuint64_t dims[2] = {(cuuint64_t)k, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)ld * 4};
+    const cuuint32_t box[2] = {BK, ROWS}, elem[2] = {1, 1};
+    const CUresult r = reinterpret_cast<encode_fn>(fn)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)b, dims,
+                                                      strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                                      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        fprintf(stderr, "tf32_split_rate: cuTensorMapEncodeTiled failed (%d)\n", (int)r);
+        exit(1);
+    }
+    return map;
+}
+
 struct result {
     double ms, elems_per_cycle_sm, gbps;
     int blocks;
 };
 
-using kernel_fn = void (*)(const float *, int64_t, int, int, int, float *);
+using kernel_fn = void (*)(const float *, int64_t, int, int, int, float *, CUtensorMap);
 
 /* a producer kernel as measured: its splitting threads, the producer warp beside them (bulk-fed),
  * its shared memory, and the most blocks a SM that memory allows */
@@ -280,6 +394,7 @@ struct method {
 result measure(const method &me, const float *b, int rows, int k, int blocks_per_sm, int sms, double clock_hz,
                float *sink)
 {
+    const CUtensorMap map = tensor_map(b, rows, k, k);
     const int tiles_r = rows / ROWS, ktiles = k / BK;
     /* K slices so that the grid is at most blocks_per_sm blocks on every multiprocessor */
     const int want = sms * blocks_per_sm / tiles_r > 0 ? sms * blocks_per_sm / tiles_r : 1;
@@ -292,7 +407,7 @@ result measure(const method &me, const float *b, int rows, int k, int blocks_per
     float best = 1e30f;
     for (int rep = 0; rep < 7; ++rep) { /* the first is a warm-up */
         CHECK(cudaEventRecord(t0));
-        me.kernel<<<blocks, me.threads + me.producer_threads, me.smem>>>(b, k, ktiles, per_slice, slices, sink);
+        me.kernel<<<blocks, me.threads + me.producer_threads, me.smem>>>(b, k, ktiles, per_slice, slices, sink, map);
         CHECK(cudaEventRecord(t1));
         CHECK(cudaEventSynchronize(t1));
         float ms;
@@ -341,8 +456,13 @@ int main(int argc, char **argv)
         {"split (bits)", split_kernel<256, SPLIT_BITS>, 256, 0, 2 * STAGE, 3},
         {"copy", split_kernel<128, COPY>, 128, 0, 2 * STAGE, 3},
         {"copy", split_kernel<256, COPY>, 256, 0, 2 * STAGE, 3},
-        {"split (bits) bulk-fed", bulk_kernel<128>, 128, 32, BULK_SMEM, 2},
-        {"split (bits) bulk-fed", bulk_kernel<256>, 256, 32, BULK_SMEM, 2},
+        {"split (bits) bulk-fed, 1 issuing lane", bulk_kernel<128, 1>, 128, 32, BULK_SMEM, 2},
+        {"split (bits) bulk-fed, 32 issuing lanes", bulk_kernel<128, 32>, 128, 32, BULK_SMEM, 2},
+        {"split (bits) bulk-fed, 32 issuing lanes", bulk_kernel<256, 32>, 256, 32, BULK_SMEM, 2},
+        {"split (bits) TMA-fed, 4 stages", tma_kernel<128, 4>, 128, 32, tma_smem<4>(), 2},
+        {"split (bits) TMA-fed, 4 stages", tma_kernel<256, 4>, 256, 32, tma_smem<4>(), 2},
+        {"split (bits) TMA-fed, 8 stages", tma_kernel<128, 8>, 128, 32, tma_smem<8>(), 1},
+        {"split (bits) TMA-fed, 8 stages", tma_kernel<256, 8>, 256, 32, tma_smem<8>(), 1},
     };
     for (const method &me : methods)
         for (int bps = 1; bps <= me.max_blocks_per_sm; ++bps) {

@@ -1,7 +1,7 @@
 /* Hopper's asynchronous bulk copies and the shared-memory barriers they complete on (sm_90):
  * mbarrier init / expect_tx / arrive / wait by phase parity, and cp.async.bulk of a contiguous run
- * of global memory into shared memory. Used by tf32_presplit.cu's producer warp, and by
- * bench/tf32_split_rate.cu. The callers compile them for sm_90 or later only. */
+ * of global memory into shared memory, and TMA copies of a tensor map's boxes. Used by the producer
+ * warps of tf32_presplit.cu and tf32_tma.cu, and by bench/tf32_split_rate.cu. The callers compile them for sm_90 or later only. */
 #ifndef SHIM_BULK_COPY_CUH
 #define SHIM_BULK_COPY_CUH
 
@@ -45,6 +45,16 @@ __device__ __forceinline__ void bulk_copy(uint32_t dst, const void *src, unsigne
 {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
                  "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+
+/* one box of a 2-D tensor map (tensor_map.h) at coordinates (inner, outer) into shared dst (1024-byte
+ * aligned for the 128-byte swizzle), completing on bar; zeros where the box passes the edges */
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *map, int inner, int outer, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(inner), "r"(outer), "r"(bar)
                  : "memory");
 }
 

@@ -54,6 +54,8 @@ size_t splitk_tail_work(const shim_sgemm_args *p)
 enum variant_index {
     V_TF32X3_PRESPLIT,
     V_TF32_PRESPLIT,
+    V_TF32X3_TMA,
+    V_TF32_TMA,
     V_TF32X3_WGMMA,
     V_TF32_WGMMA,
     V_TF32X3_ASYNC,
@@ -92,6 +94,14 @@ const shim_sgemm_variant variants[] = {
      "TF32: operands rounded once into TF32 images in the workspace, bulk-copied to a warp-specialised wgmma "
      "m64n128k8 kernel (2 consumer warpgroups, 6 stages), 128x128x32",
      tf32_presplit_accepts, tf32_presplit_work, tf32_presplit_launch, SHIM_SGEMM_TF32},
+    {"tf32x3_tma",
+     "3xTF32: raw FP32 tiles by TMA, split in shared memory into TF32 hi/hx/lo images, wgmma m64n64k8 "
+     "(2 warpgroups), 64x128 or 128x64 x32, K split where tiles are few; TMA-readable operands only",
+     tf32_tma_accepts, tf32_tma_work, tf32x3_tma_launch, SHIM_SGEMM_3XTF32},
+    {"tf32_tma",
+     "TF32: raw FP32 tiles by TMA, rounded in shared memory, wgmma m64n64k8 (2 warpgroups), 64x128 or "
+     "128x64 x32, K split where tiles are few; TMA-readable operands only",
+     tf32_tma_accepts, tf32_tma_work, tf32_tma_launch, SHIM_SGEMM_TF32},
     {"tf32x3_wgmma", "3xTF32: Hopper wgmma m64n64k8 (4 warpgroups), both operands split into TF32 hi/hx/lo images, 128x128x32",
      tf32_wgmma_accepts, no_work, tf32x3_wgmma_launch, SHIM_SGEMM_3XTF32},
     {"tf32_wgmma", "TF32: Hopper wgmma m64n64k8 (4 warpgroups), one product of TF32-rounded operands, 128x128x32",
@@ -284,9 +294,15 @@ extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
     for (int v : tensor_core[tf32]) {
         if (!variants[v].accepts(p))
             continue;
-        if (v == tensor_core[tf32][0]) {
+        if (v == tensor_core[tf32][0]) { /* Hopper: the cheapest of the two fed ones and the FP32 ladder */
+            const int passes = tf32 ? 1 : 3, tma = tf32 ? V_TF32_TMA : V_TF32X3_TMA;
+            double seconds = tf32_presplit_cost(p, passes);
+            if (variants[tma].accepts(p) && tf32_tma_cost(p, passes) < seconds) {
+                seconds = tf32_tma_cost(p, passes);
+                v = tma;
+            }
             const int fp32 = select_fp32(p, &fp32_seconds);
-            if (tf32_presplit_cost(p, tf32 ? 1 : 3) > fp32_seconds)
+            if (seconds > fp32_seconds)
                 return &variants[fp32];
         }
         return &variants[v];

@@ -46,6 +46,15 @@ size_t tf32x3_presplit_work(const shim_sgemm_args *p);
 cudaError_t tf32_presplit_launch(const shim_sgemm_args *p);
 cudaError_t tf32x3_presplit_launch(const shim_sgemm_args *p);
 
+/* the same arithmetic fed by TMA: raw FP32 tiles copied to shared memory, split there by the
+ * consumer warpgroups (tf32_tma.cu, sm_90a; operands 16-byte aligned with leading dimensions a
+ * multiple of 4) */
+int tf32_tma_accepts(const shim_sgemm_args *p);
+double tf32_tma_cost(const shim_sgemm_args *p, int passes);
+size_t tf32_tma_work(const shim_sgemm_args *p);
+cudaError_t tf32_tma_launch(const shim_sgemm_args *p);
+cudaError_t tf32x3_tma_launch(const shim_sgemm_args *p);
+
 /* C := beta*C (zeros when beta == 0) without touching A or B */
 cudaError_t scale_c_launch(const shim_sgemm_args *p);
 

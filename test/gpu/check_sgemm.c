@@ -1,7 +1,10 @@
 /* Every registered SGEMM variant and the selector against the float64 reference: all four
  * transposes, tails around every tile size, odd leading dimensions, operands 4-byte but not
  * 16-byte aligned, the alpha/beta rules (beta == 0 never reads C, alpha == 0 or k == 0 never reads
- * A or B), nothing written outside C's m x n region, and bitwise run-to-run reproducibility. */
+ * A or B), nothing written outside C's m x n region, and bitwise run-to-run reproducibility.
+ * A variant may decline a case (the TMA-fed ones take only 16-byte aligned operands with leading
+ * dimensions a multiple of 4; the selector then takes another); a set of aligned cases is run for
+ * them, and a variant that runs on this GPU but declined every case fails. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -29,7 +32,7 @@ typedef struct {
 typedef struct {
     const shim_sgemm_variant *v; /* NULL: the selector */
     const char *name;
-    long runs, passed;
+    long runs, passed, declined;
 } variant_tally;
 
 static cudaStream_t stream;
@@ -125,7 +128,8 @@ static void release(case_data *d)
 }
 
 /* runs v (or the selector) once from the initial C; the result lands in d->c. Returns the
- * variant's name through *name. 0 on success, -1 when the run itself reported an error. */
+ * variant's name through *name. 0 on success, 1 when v declines the problem, -1 when the run itself
+ * reported an error or the selector chose a variant that declines it. */
 static int run_once(const gemm_case *t, case_data *d, const shim_sgemm_variant *v, const char **name)
 {
     shim_sgemm_args args;
@@ -144,11 +148,14 @@ static int run_once(const gemm_case *t, case_data *d, const shim_sgemm_variant *
     args.c = d->dc + t->off_c;
     args.ldc = t->ldc;
     args.stream = stream;
+    const int selected = v == NULL;
     if (!v)
         v = shim_sgemm_select(&args);
     *name = v->name;
     if (!v->accepts(&args)) {
-        printf("  %s does not accept the problem\n", v->name);
+        if (!selected)
+            return 1;
+        printf("  the selector chose %s, which does not accept the problem\n", v->name);
         return -1;
     }
     size_t need = shim_sgemm_work_bytes(v, &args);
@@ -233,7 +240,12 @@ static void run_case(const gemm_case *t, variant_tally *tally, int ntally, uint6
     prepare(t, &d, rng);
     for (int i = 0; i < ntally; i++) {
         const char *name;
-        int ok = run_once(t, &d, tally[i].v, &name) == 0;
+        const int ran = run_once(t, &d, tally[i].v, &name);
+        if (ran == 1) {
+            tally[i].declined++;
+            continue;
+        }
+        int ok = ran == 0;
         if (ok)
             ok = check_result(t, &d, name, reports >= MAX_REPORTS,
                               tol_factor(tally[i].v ? tally[i].v->math : SHIM_SGEMM_FP32, t->k)) == 0;
@@ -284,14 +296,14 @@ int main(void)
     /* one tally per variant, the selector, and the selector's reproducibility */
     variant_tally *tally = xmalloc(sizeof(variant_tally) * (size_t)(nvar + 2));
     for (int i = 0; i < nvar; i++) {
-        tally[i] = (variant_tally){&all[i], all[i].name, 0, 0};
+        tally[i] = (variant_tally){&all[i], all[i].name, 0, 0, 0};
         if (shim_sgemm_find(all[i].name) != &all[i]) {
             printf("FAIL: shim_sgemm_find(\"%s\") does not return its table entry\n", all[i].name);
             total_failures++;
         }
     }
-    tally[nvar] = (variant_tally){NULL, "selector", 0, 0};
-    tally[nvar + 1] = (variant_tally){NULL, "selector bitwise", 0, 0};
+    tally[nvar] = (variant_tally){NULL, "selector", 0, 0, 0};
+    tally[nvar + 1] = (variant_tally){NULL, "selector bitwise", 0, 0, 0};
     if (shim_sgemm_find("no such variant") != NULL) {
         printf("FAIL: shim_sgemm_find accepts an unknown name\n");
         total_failures++;
@@ -361,8 +373,51 @@ int main(void)
         }
     }
 
+    /* aligned operands (16-byte bases, leading dimensions a multiple of 4, C as the rotation says),
+     * for the variants that take only those: thin M, thin N and long K (K split), tails of every
+     * tile, k == 1, a single row or column */
+    static const int aligned[][3] = {{64, 512, 2048}, {300, 64, 1000}, {129, 257, 2000}, {65, 33, 4099},
+                                     {1, 8, 600},     {257, 129, 31},  {128, 192, 64},   {7, 300, 1},
+                                     {200, 1, 333}};
+    const int naligned = quick == 2 ? 2 : quick ? 4 : (int)(sizeof aligned / sizeof *aligned);
+    for (int tr = 0; tr < 4; tr++)
+        for (int s = 0; s < naligned; s++, c++) {
+            gemm_case t;
+            t.transa = tr & 1;
+            t.transb = tr >> 1;
+            t.m = aligned[s][0];
+            t.n = aligned[s][1];
+            t.k = aligned[s][2];
+            t.alpha = c % 2 ? -0.7f : 1.0f;
+            t.beta = betas[c % 3];
+            t.lda = pad_ld(t.transa ? t.k : t.m, 3 + (c & 1)); /* up to 4, or that and 4 more */
+            t.ldb = pad_ld(t.transb ? t.n : t.k, 3 + (c / 2 & 1));
+            t.ldc = pad_ld(t.m, c);
+            t.off_a = t.off_b = 0;
+            t.off_c = offsets[c % 7];
+            t.off_work = 4 * (c % 4);
+            run_case(&t, tally, nvar + 1, &rng);
+        }
+
+    /* a variant that runs on this GPU (it takes an aligned 64 x 64 x 64 problem) must have run */
+    shim_sgemm_args probe;
+    memset(&probe, 0, sizeof probe);
+    probe.m = probe.n = probe.k = 64;
+    probe.alpha = 1.0f;
+    probe.a = probe.b = (const float *)(uintptr_t)4096;
+    probe.c = (float *)(uintptr_t)4096;
+    probe.lda = probe.ldb = probe.ldc = 64;
+    for (int i = 0; i < nvar; i++) {
+        probe.math = all[i].math;
+        if (tally[i].runs == 0 && all[i].accepts(&probe)) {
+            printf("FAIL %s declined every case (%ld)\n", all[i].name, tally[i].declined);
+            total_failures++;
+        }
+    }
+
     for (int i = 0; i < nvar + 2; i++)
-        printf("%-20s %5ld / %5ld passed\n", tally[i].name, tally[i].passed, tally[i].runs);
+        printf("%-20s %5ld / %5ld passed, %ld declined\n", tally[i].name, tally[i].passed, tally[i].runs,
+               tally[i].declined);
     printf("check_sgemm: %ld cases, %ld failures\n", total_runs, total_failures);
     TEST_CUDA(cudaFree(dev_work));
     TEST_CUDA(cudaStreamDestroy(stream));

@@ -33,20 +33,25 @@ static double uniform(void) /* [-1, 1) */
     return (double)(rng >> 11) * 0x1.0p-52 - 1.0;
 }
 
-/* C = alpha A B + beta C (NN, column-major, lda = m, ldb = k, ldc = m) with variant v (NULL: the
- * selector for math) on host arrays; c in and out */
+/* C = alpha A B + beta C (NN, column-major) with variant v (NULL: the selector for math) on host
+ * arrays (packed: m x k, k x n, m x n); c in and out. On the device A and B get leading dimensions
+ * rounded up to a multiple of 4 (the TMA-fed variants take only those), their padding NaN (a kernel
+ * that read it would show). */
 static void run(const shim_sgemm_variant *v, int math, int m, int n, int k, float alpha, const float *a,
                 const float *b, float beta, float *c)
 {
     float *da, *db, *dc;
     void *work = NULL;
-    CHECK(cudaMalloc((void **)&da, sizeof(float) * m * k));
-    CHECK(cudaMalloc((void **)&db, sizeof(float) * k * n));
+    const int lda = (m + 3) / 4 * 4, ldb = (k + 3) / 4 * 4;
+    CHECK(cudaMalloc((void **)&da, sizeof(float) * lda * k));
+    CHECK(cudaMalloc((void **)&db, sizeof(float) * ldb * n));
     CHECK(cudaMalloc((void **)&dc, sizeof(float) * m * n));
-    CHECK(cudaMemcpy(da, a, sizeof(float) * m * k, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(db, b, sizeof(float) * k * n, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(da, 0xff, sizeof(float) * lda * k));
+    CHECK(cudaMemset(db, 0xff, sizeof(float) * ldb * n));
+    CHECK(cudaMemcpy2D(da, sizeof(float) * lda, a, sizeof(float) * m, sizeof(float) * m, k, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy2D(db, sizeof(float) * ldb, b, sizeof(float) * k, sizeof(float) * k, n, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dc, c, sizeof(float) * m * n, cudaMemcpyHostToDevice));
-    shim_sgemm_args p = {0, 0, m, n, k, alpha, beta, da, m, db, k, dc, m, NULL, 0, 0, math};
+    shim_sgemm_args p = {0, 0, m, n, k, alpha, beta, da, lda, db, ldb, dc, m, NULL, 0, 0, math};
     if (!v)
         v = shim_sgemm_select(&p);
     p.work_bytes = shim_sgemm_work_bytes(v, &p);

@@ -1,0 +1,404 @@
+/* SGEMM on the tensor cores, fifth rung: the wgmma arithmetic of tf32_wgmma.cu (one TF32 pass or
+ * three, the parameter PASSES) with the raw FP32 tiles brought in by TMA, for the shapes where every
+ * element takes part in few products (thin M or N, long K, small squares), which the pre-split rung
+ * (tf32_presplit.cu) pays for in traffic: docs/notes/sgemm.md, "the thin-shape rung".
+ *   - Block tiles of 64x128 or 128x64 (BM; the side of C that is shorter gets the 64), k tiles of
+ *     32; two consumer warpgroups of 64 x 64 and a producer warp.
+ *   - The producer's first thread copies each k tile of A and B, as the operands lie in memory, into
+ *     one of RAW_STAGES raw stages with TMA (tensor_map.h: 128-byte swizzle, zeros past every edge),
+ *     completing on the stage's "full" mbarrier. A K-contiguous operand is one box of 32 k x R rows;
+ *     an R-contiguous one R / 32 boxes of 32 rows x 32 k.
+ *   - The consumers read the raw stage (a K-contiguous operand as float4 of 4 k; an R-contiguous one
+ *     as 4 scalars of one row down k: both take the fewest wavefronts), free it on its "empty"
+ *     mbarrier, split (split4: the bits of split(), fewer instructions) into the hi, hx and lo images
+ *     of an image stage (two stages, wgmma_tf32.cuh's layout), and meet at a named barrier; then
+ *     each warpgroup issues its wgmma m64n64k8 on the stage (lo*hx, hx*lo, hi*hi for each 8 k) into
+ *     fresh accumulators, and splits the next tile while they run. The products of a k tile are
+ *     added to the running sums with FP32 adds, after the next tile's split: the k order and the
+ *     arithmetic of tf32_wgmma.cu, so that with K not split the bits are the same.
+ *   - K is split where the tiles leave multiprocessors idle: `splits` blocks per tile, each over its
+ *     own run of at least MIN_SLICE k tiles, write their sums to the workspace, and a reduction adds
+ *     them in slice order and applies alpha and beta (bitwise reproducible).
+ * Accepts operands TMA can read (16-byte aligned, leading dimension a multiple of 4) on sm_90a;
+ * the selector takes another variant for the others. */
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+#include "bulk_copy.cuh"
+#include "sgemm_device.cuh"
+#include "sgemm_internal.h"
+#include "tensor_map.h"
+#include "tf32_split.cuh"
+#include "wgmma_tf32.cuh"
+
+namespace sgemm {
+namespace {
+
+constexpr int BK = wg::BK;              /* 32 */
+constexpr int TILE = 192;               /* BM + BN: 64 + 128 or 128 + 64 */
+constexpr int CONSUMERS = 2;            /* warpgroups of 64 x 64 */
+constexpr int SPLITTERS = 128 * CONSUMERS;
+constexpr int THREADS = SPLITTERS + 32; /* and the producer warp */
+constexpr int ACC = 32;                 /* accumulators per thread: 64 x 64 over 128 threads */
+constexpr int ROW_BYTES = BK * 4;       /* a raw or image row of one k tile: 128 bytes */
+constexpr int PER_THREAD = TILE * BK / 4 / SPLITTERS; /* float4 units of a k tile per consumer thread */
+constexpr int MIN_SLICE = 8;
+enum { HI = 0, HX = 1, LO = 2 };
+static_assert(PER_THREAD == 6, "A and B of a k tile: 1536 units of 4 elements");
+
+template <int PASSES> struct shape {
+    static constexpr int IMAGES = PASSES == 3 ? 3 : 1;       /* hi, hx, lo */
+    static constexpr int RAW = TILE * ROW_BYTES;              /* a raw stage: A's rows, then B's */
+    static constexpr int IMAGE_STAGE = IMAGES * TILE * ROW_BYTES;
+    static constexpr int RAW_STAGES = PASSES == 3 ? 3 : 6;
+    /* 1024 for aligning the raw stages (the swizzle's unit), then the stages and the mbarriers */
+    static constexpr int SMEM = 1024 + RAW_STAGES * RAW + 2 * IMAGE_STAGE + 2 * RAW_STAGES * 8;
+};
+static_assert(shape<3>::SMEM <= 227 * 1024 && shape<1>::SMEM <= 227 * 1024, "one block per SM");
+
+/* k tiles per slice: as many slices as fill the GPU once, each at least MIN_SLICE k tiles */
+int kslice_of(int64_t tiles, int ktiles)
+{
+    if (tiles <= 0 || ktiles <= 0)
+        return std::max(ktiles, 1);
+    const int64_t splits = std::min<int64_t>(sm_count() / tiles, ktiles / MIN_SLICE);
+    return splits < 2 ? ktiles : (int)((ktiles + splits - 1) / splits);
+}
+
+struct grid_plan {
+    int bm, bn, tiles_m, tiles_n, ktiles, kslice, splits;
+};
+
+grid_plan plan_of(const shim_sgemm_args *p)
+{
+    grid_plan g;
+    g.bm = p->m < p->n ? 64 : 128;
+    g.bn = TILE - g.bm;
+    g.tiles_m = (p->m + g.bm - 1) / g.bm;
+    g.tiles_n = (p->n + g.bn - 1) / g.bn;
+    g.ktiles = (p->k + BK - 1) / BK;
+    g.kslice = kslice_of((int64_t)g.tiles_m * g.tiles_n, g.ktiles);
+    g.splits = std::max(1, (g.ktiles + g.kslice - 1) / g.kslice);
+    return g;
+}
+
+/* ---- the kernel -------------------------------------------------------------------------------- */
+
+/* unit u (of R * 8) of an R x 32 tile: the 4 k it covers start at k = 4 kq of row r */
+template <bool KC> __device__ __forceinline__ void unit_place(int u, int &r, int &kq)
+{
+    if (KC) { /* a warp: 8 rows x 4 float4 along k (its 8-lane wavefronts: 8 rows, one k quad) */
+        r = u / 64 * 8 + u % 8;
+        kq = u / 8 % 8;
+    } else { /* a warp: 32 rows (one box) at one k quad */
+        r = u / 256 * 32 + u % 32;
+        kq = u / 32 % 8;
+    }
+}
+
+/* the 4 values of unit (r, kq) from a raw tile (swizzled: chunk c of box row x at c ^ (x % 8)) */
+template <bool KC> __device__ __forceinline__ float4 read_unit(const char *raw, int r, int kq)
+{
+    if (KC)
+        return *reinterpret_cast<const float4 *>(raw + r * ROW_BYTES + ((kq ^ (r % 8)) << 4));
+    const char *box = raw + r / 32 * (32 * ROW_BYTES);
+    const int rr = r % 32;
+    float v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const int k = 4 * kq + j; /* row k of the box, 128 bytes of 32 rows of the operand */
+        v[j] = *reinterpret_cast<const float *>(box + k * ROW_BYTES + (((rr / 4) ^ (k % 8)) << 4) + rr % 4 * 4);
+    }
+    return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+/* the producer: one k tile of an R-row operand at (r0, k0) into a raw stage */
+template <bool KC, int R> __device__ __forceinline__ void copy_tile(const CUtensorMap *map, uint32_t dst, int r0, int k0, uint32_t bar)
+{
+    if (KC) {
+        tma_load_2d(dst, map, k0, r0, bar);
+    } else {
+#pragma unroll
+        for (int b = 0; b < R / 32; ++b)
+            tma_load_2d(dst + b * 32 * ROW_BYTES, map, r0 + 32 * b, k0, bar);
+    }
+}
+
+template <int PASSES, int BM, bool KCA, bool KCB>
+__global__ void __launch_bounds__(THREADS, 1)
+    tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                    const problem p, int tiles_m, int kslice, int splits, float *sums)
+{
+#ifdef SHIM_WGMMA_DEVICE
+    constexpr int BN = TILE - BM;
+    using S = shape<PASSES>;
+    extern __shared__ __align__(1024) char smem[];
+    char *const raw = smem + ((1024 - (smem_addr(smem) & 1023)) & 1023);
+    char *const images = raw + S::RAW_STAGES * S::RAW;
+    const uint32_t raw_base = smem_addr(raw), image_base = smem_addr(images);
+    const uint32_t full = image_base + 2 * S::IMAGE_STAGE, empty = full + 8 * S::RAW_STAGES;
+
+    const int slice = (int)blockIdx.x % splits, tile = (int)blockIdx.x / splits;
+    const int m0 = tile % tiles_m * BM, n0 = tile / tiles_m * BN;
+    const int ktiles = (p.k + BK - 1) / BK;
+    const int kt0 = slice * kslice, tiles = min(kslice, ktiles - kt0);
+    const int tid = (int)threadIdx.x, lane = tid % 32, warp = tid / 32;
+
+    if (tid == 0) {
+        for (int st = 0; st < S::RAW_STAGES; ++st) {
+            mbar_init(full + 8 * st, 1);
+            mbar_init(empty + 8 * st, SPLITTERS / 32);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (tid >= SPLITTERS) { /* the producer warp: its first thread issues the copies */
+        if (tid == SPLITTERS)
+            for (int t = 0; t < tiles; ++t) {
+                const int st = t % S::RAW_STAGES;
+                if (t >= S::RAW_STAGES)
+                    mbar_wait(empty + 8 * st, (unsigned)(t / S::RAW_STAGES - 1) & 1u);
+                mbar_expect(full + 8 * st, S::RAW);
+                const int k0 = (kt0 + t) * BK;
+                const uint32_t dst = raw_base + st * S::RAW;
+                copy_tile<KCA, BM>(&map_a, dst, m0, k0, full + 8 * st);
+                copy_tile<KCB, BN>(&map_b, dst + BM * ROW_BYTES, n0, k0, full + 8 * st);
+            }
+        return;
+    }
+
+    /* this thread's units: the first BM * 8 of the tile's are A's, the rest B's */
+    int raw_off[PER_THREAD], image_off[PER_THREAD], place_r[PER_THREAD], place_k[PER_THREAD];
+#pragma unroll
+    for (int i = 0; i < PER_THREAD; ++i) {
+        const int u = tid + i * SPLITTERS;
+        const bool in_a = i < BM * 8 / SPLITTERS; /* BM * 8 is a multiple of SPLITTERS */
+        if (in_a)
+            unit_place<KCA>(u, place_r[i], place_k[i]);
+        else
+            unit_place<KCB>(u - BM * 8, place_r[i], place_k[i]);
+        raw_off[i] = in_a ? 0 : BM * ROW_BYTES;
+        image_off[i] = (in_a ? 0 : S::IMAGES * BM * ROW_BYTES) + wg::image_offset(place_r[i], 4 * place_k[i]);
+    }
+
+    const int wgi = warp / 4;                                 /* this warpgroup: 64 x 64 of the tile */
+    const int wg_m = BM == 128 ? wgi : 0, wg_n = BM == 128 ? 0 : wgi;
+    float acc[ACC], part[ACC];
+#pragma unroll
+    for (int i = 0; i < ACC; ++i)
+        acc[i] = part[i] = 0.0f;
+
+    /* tile t's raw stage into image stage t & 1 (last read by the MMAs of tile t - 2, which every
+     * warpgroup waited for before the barrier of tile t - 1) */
+    auto split_tile = [&](int t) {
+        const int st = t % S::RAW_STAGES;
+        const char *const stage = raw + st * S::RAW;
+        float4 v[PER_THREAD];
+#pragma unroll
+        for (int i = 0; i < PER_THREAD; ++i)
+            v[i] = i < BM * 8 / SPLITTERS ? read_unit<KCA>(stage, place_r[i], place_k[i])
+                                          : read_unit<KCB>(stage + raw_off[i], place_r[i], place_k[i]);
+        __syncwarp();
+        if (lane == 0)
+            mbar_arrive(empty + 8 * st);
+        char *const image = images + (t & 1) * S::IMAGE_STAGE;
+#pragma unroll
+        for (int i = 0; i < PER_THREAD; ++i) {
+            const int bytes = (i < BM * 8 / SPLITTERS ? BM : BN) * ROW_BYTES; /* one image of the operand */
+            uint4 hi, hx, lo;
+            split4<PASSES>(v[i], hi, hx, lo);
+            char *to = image + image_off[i];
+            *reinterpret_cast<uint4 *>(to + HI * bytes) = hi;
+            if (PASSES == 3) {
+                *reinterpret_cast<uint4 *>(to + HX * bytes) = hx;
+                *reinterpret_cast<uint4 *>(to + LO * bytes) = lo;
+            }
+        }
+        /* the tensor cores read the images through the async proxy */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    };
+
+    if (tiles > 0) {
+        mbar_wait(full, 0u);
+        split_tile(0);
+        asm volatile("bar.sync 1, %0;\n" ::"r"(SPLITTERS) : "memory");
+    }
+    for (int t = 0; t < tiles; ++t) {
+        /* the next raw tile waited for before the MMAs are issued: no spin loop runs while they are
+         * in flight (ptxas would serialise them) */
+        if (t + 1 < tiles)
+            mbar_wait(full + 8 * ((t + 1) % S::RAW_STAGES), (unsigned)((t + 1) / S::RAW_STAGES) & 1u);
+        uint32_t stage_images = image_base + (t & 1) * S::IMAGE_STAGE;
+        asm volatile("" : "+r"(stage_images));
+        const uint32_t a = stage_images + wg_m * 8 * wg::CORE_N;
+        const uint32_t b = stage_images + S::IMAGES * BM * ROW_BYTES + wg_n * 8 * wg::CORE_N;
+        constexpr int A_IMAGE = BM * ROW_BYTES, B_IMAGE = BN * ROW_BYTES;
+        wg::fence_registers<64>(part);
+        wg::mma_fence();
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+            const uint32_t ak = a + ks * 2 * wg::CORE_K, bk = b + ks * 2 * wg::CORE_K;
+            if (PASSES == 3) { /* the small terms first, as tf32_wgmma.cu */
+                wg::mma<64>(part, wg::descriptor(ak + LO * A_IMAGE), wg::descriptor(bk + HX * B_IMAGE), ks);
+                wg::mma<64>(part, wg::descriptor(ak + HX * A_IMAGE), wg::descriptor(bk + LO * B_IMAGE), 1);
+                wg::mma<64>(part, wg::descriptor(ak + HI * A_IMAGE), wg::descriptor(bk + HI * B_IMAGE), 1);
+            } else {
+                wg::mma<64>(part, wg::descriptor(ak + HI * A_IMAGE), wg::descriptor(bk + HI * B_IMAGE), ks);
+            }
+        }
+        wg::mma_commit();
+        /* while the tensor cores run: the next tile's split */
+        if (t + 1 < tiles)
+            split_tile(t + 1);
+        wg::mma_wait_all();
+        wg::fence_registers<64>(part);
+#pragma unroll
+        for (int i = 0; i < ACC; ++i)
+            acc[i] += part[i];
+        asm volatile("bar.sync 1, %0;\n" ::"r"(SPLITTERS) : "memory");
+    }
+
+    /* accumulator 4 j + e: row g (+ 8 for e >= 2), column 8 j + 2 t (+ 1 for odd e) of the warp's 16
+     * rows; with K split, the sums (alpha and beta are the reduction's) */
+    const int g = lane / 4, tq = lane % 4;
+    const int row0 = m0 + wg_m * 64 + warp % 4 * 16 + g, col0 = n0 + wg_n * 64 + 2 * tq;
+    const int64_t total = (int64_t)p.m * p.n;
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int row = row0 + (e >= 2 ? 8 : 0), col = col0 + 8 * j + (e & 1);
+            if (row < p.m && col < p.n) {
+                if (splits > 1)
+                    sums[slice * total + (int64_t)col * p.m + row] = acc[4 * j + e];
+                else
+                    store_c1(p, row, col, acc[4 * j + e]);
+            }
+        }
+#else
+    (void)map_a;
+    (void)map_b;
+    (void)p;
+    (void)tiles_m;
+    (void)kslice;
+    (void)splits;
+    (void)sums;
+    __trap(); /* not built for this GPU: the variant does not accept */
+#endif
+}
+
+/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C */
+__global__ void __launch_bounds__(256) reduce_kernel(const problem p, const float *sums, int splits)
+{
+    const int64_t total = (int64_t)p.m * p.n;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        float s = sums[e];
+        for (int sl = 1; sl < splits; ++sl)
+            s += sums[sl * total + e];
+        store_c1(p, (int)(e % p.m), (int)(e / p.m), s);
+    }
+}
+
+/* ---- launch ------------------------------------------------------------------------------------ */
+
+float *sums_of(const shim_sgemm_args *p)
+{
+    return (float *)(((uintptr_t)p->work + 15) & ~(uintptr_t)15);
+}
+
+/* the operand op(X) as R x K: K-contiguous when X is stored transposed for A (not for B) */
+bool map_operand(CUtensorMap *map, const float *x, int64_t ld, bool kc, int rows, int k, int box_rows)
+{
+    return kc ? tensor_map_2d(map, x, k, rows, ld, BK, box_rows) : tensor_map_2d(map, x, rows, k, ld, 32, BK);
+}
+
+template <int PASSES, int BM, bool KCA, bool KCB> cudaError_t launch_layout(const shim_sgemm_args *p, const grid_plan &g)
+{
+    CUtensorMap map_a, map_b;
+    if (!map_operand(&map_a, p->a, p->lda, KCA, p->m, p->k, BM) ||
+        !map_operand(&map_b, p->b, p->ldb, KCB, p->n, p->k, TILE - BM))
+        return cudaErrorInvalidValue; /* accepts() said the operands fit TMA's rules */
+    void (*kernel)(const CUtensorMap, const CUtensorMap, const problem, int, int, int, float *) =
+        tf32_tma_kernel<PASSES, BM, KCA, KCB>;
+    static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
+    cudaError_t err = smem_attribute_once(kernel, shape<PASSES>::SMEM, configured);
+    if (err != cudaSuccess)
+        return err;
+    const problem q = make_problem(p);
+    float *sums = g.splits > 1 ? sums_of(p) : nullptr;
+    kernel<<<(unsigned)((int64_t)g.tiles_m * g.tiles_n * g.splits), THREADS, shape<PASSES>::SMEM, p->stream>>>(
+        map_a, map_b, q, g.tiles_m, g.kslice, g.splits, sums);
+    err = cudaGetLastError();
+    if (err == cudaSuccess && g.splits > 1) {
+        const int64_t total = (int64_t)p->m * p->n;
+        const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
+        reduce_kernel<<<(unsigned)blocks, 256, 0, p->stream>>>(q, sums, g.splits);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+template <int PASSES, int BM> cudaError_t launch_tile(const shim_sgemm_args *p, const grid_plan &g)
+{
+    /* op(A) is K-contiguous when A is stored transposed; op(B)^T when B is not */
+    const bool kca = p->transa != 0, kcb = p->transb == 0;
+    if (kca)
+        return kcb ? launch_layout<PASSES, BM, true, true>(p, g) : launch_layout<PASSES, BM, true, false>(p, g);
+    return kcb ? launch_layout<PASSES, BM, false, true>(p, g) : launch_layout<PASSES, BM, false, false>(p, g);
+}
+
+template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
+{
+    const grid_plan g = plan_of(p);
+    return g.bm == 64 ? launch_tile<PASSES, 64>(p, g) : launch_tile<PASSES, 128>(p, g);
+}
+
+bool tma_readable(const float *x, int64_t ld)
+{
+    return ((uintptr_t)x & 15u) == 0 && ld % 4 == 0 && ld * 4 < (int64_t(1) << 40);
+}
+
+} // namespace
+
+int tf32_tma_accepts(const shim_sgemm_args *p)
+{
+    if (!wgmma_usable() || !tma_readable(p->a, p->lda) || !tma_readable(p->b, p->ldb) || !tensor_maps_usable())
+        return 0;
+    const grid_plan g = plan_of(p);
+    return (int64_t)g.tiles_m * g.tiles_n * g.splits <= INT32_MAX;
+}
+
+size_t tf32_tma_work(const shim_sgemm_args *p)
+{
+    const grid_plan g = plan_of(p);
+    return g.splits > 1 ? 16 + (size_t)g.splits * p->m * p->n * sizeof(float) : 0;
+}
+
+/* Seconds a call is expected to take, for the selector to weigh against the other kernels: the
+ * larger of the blocks' waves (a k tile's split and MMAs, TILE_S) and the operands' first reading
+ * from memory, then the reduction and the launches. */
+double tf32_tma_cost(const shim_sgemm_args *p, int passes)
+{
+    constexpr double BYTES_PER_S = 3.0e12, LAUNCH_S = 4.0e-6, REDUCE_S = 4.0e-6;
+    const double tile_s = passes == 3 ? 0.60e-6 : 0.40e-6;
+    const grid_plan g = plan_of(p);
+    const int sms = sm_count();
+    const int64_t waves = ((int64_t)g.tiles_m * g.tiles_n * g.splits + sms - 1) / sms;
+    const double bytes = 4.0 * p->k * ((double)p->m + p->n) + 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
+    const double gemm = std::max((double)waves * g.kslice * tile_s, bytes / BYTES_PER_S);
+    const double reduce = g.splits > 1 ? REDUCE_S + 2.0 * 4 * g.splits * p->m * (double)p->n / BYTES_PER_S : 0.0;
+    return gemm + reduce + LAUNCH_S;
+}
+
+cudaError_t tf32_tma_launch(const shim_sgemm_args *p)
+{
+    return launch<1>(p);
+}
+cudaError_t tf32x3_tma_launch(const shim_sgemm_args *p)
+{
+    return launch<3>(p);
+}
+
+} // namespace sgemm
