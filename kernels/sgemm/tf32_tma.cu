@@ -3,19 +3,22 @@
  * element takes part in few products (thin M or N, long K, small squares), which the pre-split rung
  * (tf32_presplit.cu) pays for in traffic: docs/notes/sgemm.md, "the thin-shape rung".
  *   - Block tiles of 64x128 or 128x64 (BM; the side of C that is shorter gets the 64), k tiles of
- *     32; two consumer warpgroups of 64 x 64 and a producer warp.
- *   - The producer's first thread copies each k tile of A and B, as the operands lie in memory, into
+ *     32; two roles, warp-specialised: two splitter warpgroups (the first of their threads also
+ *     produces) and one MMA warpgroup.
+ *   - The producer thread copies each k tile of A and B, as the operands lie in memory, into
  *     one of RAW_STAGES raw stages with TMA (tensor_map.h: 128-byte swizzle, zeros past every edge),
- *     completing on the stage's "full" mbarrier. A K-contiguous operand is one box of 32 k x R rows;
- *     an R-contiguous one R / 32 boxes of 32 rows x 32 k.
- *   - The consumers read the raw stage (a K-contiguous operand as float4 of 4 k; an R-contiguous one
- *     as 4 scalars of one row down k: both take the fewest wavefronts), free it on its "empty"
- *     mbarrier, split (split4: the bits of split(), fewer instructions) into the hi, hx and lo images
- *     of an image stage (two stages, wgmma_tf32.cuh's layout), and meet at a named barrier; then
- *     each warpgroup issues its wgmma m64n64k8 on the stage (lo*hx, hx*lo, hi*hi for each 8 k) into
- *     fresh accumulators, and splits the next tile while they run. The products of a k tile are
- *     added to the running sums with FP32 adds, after the next tile's split: the k order and the
- *     arithmetic of tf32_wgmma.cu, so that with K not split the bits are the same.
+ *     completing on the stage's "raw full" mbarrier. A K-contiguous operand is one box of 32 k x R
+ *     rows; an R-contiguous one R / 32 boxes of 32 rows x 32 k.
+ *   - The splitters read a raw stage (a K-contiguous operand as float4 of 4 k; an R-contiguous one
+ *     as 4 scalars of one row down k: both take the fewest wavefronts), free it ("raw empty"),
+ *     split (split4: the bits of split(), fewer instructions) into the hi, hx and lo images of one of
+ *     two image stages (wgmma_tf32.cuh's layout) once the MMAs have freed it ("image empty"), and
+ *     arrive on its "image full".
+ *   - The MMA warpgroup computes D (64 x 128) = X Y^T: X the 64-row operand's tile, Y the 128-row
+ *     one's (so D is the tile of C, or its transpose when BM == 128), wgmma m64n128k8 on lo*hx,
+ *     hx*lo, hi*hi for each 8 k (the small terms first), into fresh accumulators added to the
+ *     running sums with FP32 adds after each k tile (the accuracy design of the earlier rungs).
+ *     It only issues MMAs and adds: the splitting of the next tiles runs beside it.
  *   - K is split where the tiles leave multiprocessors idle: `splits` blocks per tile, each over its
  *     own run of at least MIN_SLICE k tiles, write their sums to the workspace, and a reduction adds
  *     them in slice order and applies alpha and beta (bitwise reproducible).
@@ -37,12 +40,11 @@ namespace {
 
 constexpr int BK = wg::BK;              /* 32 */
 constexpr int TILE = 192;               /* BM + BN: 64 + 128 or 128 + 64 */
-constexpr int CONSUMERS = 2;            /* warpgroups of 64 x 64 */
-constexpr int SPLITTERS = 128 * CONSUMERS;
-constexpr int THREADS = SPLITTERS + 32; /* and the producer warp */
-constexpr int ACC = 32;                 /* accumulators per thread: 64 x 64 over 128 threads */
+constexpr int SPLITTERS = 256;          /* two warpgroups split */
+constexpr int THREADS = 128 + SPLITTERS; /* the MMA warpgroup first (12 warps: 168 registers each) */
+constexpr int ACC = 64;                 /* accumulators per MMA thread: 64 x 128 over 128 threads */
 constexpr int ROW_BYTES = BK * 4;       /* a raw or image row of one k tile: 128 bytes */
-constexpr int PER_THREAD = TILE * BK / 4 / SPLITTERS; /* float4 units of a k tile per consumer thread */
+constexpr int PER_THREAD = TILE * BK / 4 / SPLITTERS; /* float4 units of a k tile per splitter */
 constexpr int MIN_SLICE = 8;
 enum { HI = 0, HX = 1, LO = 2 };
 static_assert(PER_THREAD == 6, "A and B of a k tile: 1536 units of 4 elements");
@@ -50,10 +52,13 @@ static_assert(PER_THREAD == 6, "A and B of a k tile: 1536 units of 4 elements");
 template <int PASSES> struct shape {
     static constexpr int IMAGES = PASSES == 3 ? 3 : 1;       /* hi, hx, lo */
     static constexpr int RAW = TILE * ROW_BYTES;              /* a raw stage: A's rows, then B's */
+    /* an image stage: the 64-row operand's images (X), then the 128-row one's (Y) */
+    static constexpr int X_IMAGE = 64 * ROW_BYTES, Y_IMAGE = 128 * ROW_BYTES, Y_BASE = IMAGES * X_IMAGE;
     static constexpr int IMAGE_STAGE = IMAGES * TILE * ROW_BYTES;
     static constexpr int RAW_STAGES = PASSES == 3 ? 3 : 6;
-    /* 1024 for aligning the raw stages (the swizzle's unit), then the stages and the mbarriers */
-    static constexpr int SMEM = 1024 + RAW_STAGES * RAW + 2 * IMAGE_STAGE + 2 * RAW_STAGES * 8;
+    /* 1024 for aligning the raw stages (the swizzle's unit), then the stages and the mbarriers:
+     * raw full and empty, image full and empty */
+    static constexpr int SMEM = 1024 + RAW_STAGES * RAW + 2 * IMAGE_STAGE + 2 * RAW_STAGES * 8 + 4 * 8;
 };
 static_assert(shape<3>::SMEM <= 227 * 1024 && shape<1>::SMEM <= 227 * 1024, "one block per SM");
 
@@ -137,7 +142,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     char *const raw = smem + ((1024 - (smem_addr(smem) & 1023)) & 1023);
     char *const images = raw + S::RAW_STAGES * S::RAW;
     const uint32_t raw_base = smem_addr(raw), image_base = smem_addr(images);
-    const uint32_t full = image_base + 2 * S::IMAGE_STAGE, empty = full + 8 * S::RAW_STAGES;
+    const uint32_t raw_full = image_base + 2 * S::IMAGE_STAGE, raw_empty = raw_full + 8 * S::RAW_STAGES;
+    const uint32_t image_full = raw_empty + 8 * S::RAW_STAGES, image_empty = image_full + 16;
 
     const int slice = (int)blockIdx.x % splits, tile = (int)blockIdx.x / splits;
     const int m0 = tile % tiles_m * BM, n0 = tile / tiles_m * BN;
@@ -147,129 +153,133 @@ __global__ void __launch_bounds__(THREADS, 1)
 
     if (tid == 0) {
         for (int st = 0; st < S::RAW_STAGES; ++st) {
-            mbar_init(full + 8 * st, 1);
-            mbar_init(empty + 8 * st, SPLITTERS / 32);
+            mbar_init(raw_full + 8 * st, 1);                  /* the producer's expect_tx */
+            mbar_init(raw_empty + 8 * st, SPLITTERS / 32);    /* one arrival per splitter warp */
+        }
+        for (int st = 0; st < 2; ++st) {
+            mbar_init(image_full + 8 * st, SPLITTERS);        /* every splitter, after its stores */
+            mbar_init(image_empty + 8 * st, 4);               /* one arrival per MMA warp */
         }
         mbar_init_fence();
     }
     __syncthreads();
 
-    if (tid >= SPLITTERS) { /* the producer warp: its first thread issues the copies */
-        if (tid == SPLITTERS)
-            for (int t = 0; t < tiles; ++t) {
-                const int st = t % S::RAW_STAGES;
-                if (t >= S::RAW_STAGES)
-                    mbar_wait(empty + 8 * st, (unsigned)(t / S::RAW_STAGES - 1) & 1u);
-                mbar_expect(full + 8 * st, S::RAW);
-                const int k0 = (kt0 + t) * BK;
-                const uint32_t dst = raw_base + st * S::RAW;
-                copy_tile<KCA, BM>(&map_a, dst, m0, k0, full + 8 * st);
-                copy_tile<KCB, BN>(&map_b, dst + BM * ROW_BYTES, n0, k0, full + 8 * st);
+    if (tid >= 128) { /* the splitters: raw stage t % RAW_STAGES into image stage t & 1 */
+        const int sid = tid - 128;
+        /* the first splitter also produces: tile t's copies into raw stage t % RAW_STAGES (a
+         * thirteenth warp would leave 128 registers a thread, too few for the MMA warpgroup) */
+        auto produce = [&](int t) {
+            const int st = t % S::RAW_STAGES;
+            if (t >= S::RAW_STAGES) /* every splitter has read tile t - RAW_STAGES */
+                mbar_wait(raw_empty + 8 * st, (unsigned)(t / S::RAW_STAGES - 1) & 1u);
+            mbar_expect(raw_full + 8 * st, S::RAW);
+            const int k0 = (kt0 + t) * BK;
+            const uint32_t dst = raw_base + st * S::RAW;
+            copy_tile<KCA, BM>(&map_a, dst, m0, k0, raw_full + 8 * st);
+            copy_tile<KCB, BN>(&map_b, dst + BM * ROW_BYTES, n0, k0, raw_full + 8 * st);
+        };
+        if (sid == 0)
+            for (int t = 0; t < min(S::RAW_STAGES - 1, tiles); ++t)
+                produce(t);
+        /* this thread's units: the first BM * 8 of the tile's are A's, the rest B's; A's images go to
+         * X when A is the 64-row operand, else to Y */
+        int raw_off[PER_THREAD], image_off[PER_THREAD], place_r[PER_THREAD], place_k[PER_THREAD];
+#pragma unroll
+        for (int i = 0; i < PER_THREAD; ++i) {
+            const int u = sid + i * SPLITTERS;
+            const bool in_a = i < BM * 8 / SPLITTERS; /* BM * 8 is a multiple of SPLITTERS */
+            if (in_a)
+                unit_place<KCA>(u, place_r[i], place_k[i]);
+            else
+                unit_place<KCB>(u - BM * 8, place_r[i], place_k[i]);
+            raw_off[i] = in_a ? 0 : BM * ROW_BYTES;
+            image_off[i] = ((in_a ? BM : BN) == 64 ? 0 : S::Y_BASE) + wg::image_offset(place_r[i], 4 * place_k[i]);
+        }
+        for (int t = 0; t < tiles; ++t) {
+            /* RAW_STAGES - 1 tiles ahead: the stage tile t - 1 used, which the other splitters have
+             * most likely read by now */
+            if (sid == 0 && t + S::RAW_STAGES - 1 < tiles)
+                produce(t + S::RAW_STAGES - 1);
+            const int st = t % S::RAW_STAGES;
+            mbar_wait(raw_full + 8 * st, (unsigned)(t / S::RAW_STAGES) & 1u);
+            const char *const stage = raw + st * S::RAW;
+            float4 v[PER_THREAD];
+#pragma unroll
+            for (int i = 0; i < PER_THREAD; ++i)
+                v[i] = i < BM * 8 / SPLITTERS ? read_unit<KCA>(stage, place_r[i], place_k[i])
+                                              : read_unit<KCB>(stage + raw_off[i], place_r[i], place_k[i]);
+            __syncwarp();
+            if (lane == 0)
+                mbar_arrive(raw_empty + 8 * st);
+            const int is = t & 1;
+            if (t >= 2) /* the MMAs of tile t - 2 have read this image stage */
+                mbar_wait(image_empty + 8 * is, (unsigned)(t / 2 - 1) & 1u);
+            char *const image = images + is * S::IMAGE_STAGE;
+#pragma unroll
+            for (int i = 0; i < PER_THREAD; ++i) {
+                const int bytes = (i < BM * 8 / SPLITTERS ? BM : BN) * ROW_BYTES; /* one image of the operand */
+                uint4 hi, hx, lo;
+                split4<PASSES>(v[i], hi, hx, lo);
+                char *to = image + image_off[i];
+                *reinterpret_cast<uint4 *>(to + HI * bytes) = hi;
+                if (PASSES == 3) {
+                    *reinterpret_cast<uint4 *>(to + HX * bytes) = hx;
+                    *reinterpret_cast<uint4 *>(to + LO * bytes) = lo;
+                }
             }
+            /* the tensor cores read the images through the async proxy */
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            mbar_arrive(image_full + 8 * is);
+        }
         return;
     }
 
-    /* this thread's units: the first BM * 8 of the tile's are A's, the rest B's */
-    int raw_off[PER_THREAD], image_off[PER_THREAD], place_r[PER_THREAD], place_k[PER_THREAD];
-#pragma unroll
-    for (int i = 0; i < PER_THREAD; ++i) {
-        const int u = tid + i * SPLITTERS;
-        const bool in_a = i < BM * 8 / SPLITTERS; /* BM * 8 is a multiple of SPLITTERS */
-        if (in_a)
-            unit_place<KCA>(u, place_r[i], place_k[i]);
-        else
-            unit_place<KCB>(u - BM * 8, place_r[i], place_k[i]);
-        raw_off[i] = in_a ? 0 : BM * ROW_BYTES;
-        image_off[i] = (in_a ? 0 : S::IMAGES * BM * ROW_BYTES) + wg::image_offset(place_r[i], 4 * place_k[i]);
-    }
-
-    const int wgi = warp / 4;                                 /* this warpgroup: 64 x 64 of the tile */
-    const int wg_m = BM == 128 ? wgi : 0, wg_n = BM == 128 ? 0 : wgi;
+    /* the MMA warpgroup: D (64 x 128) = X Y^T over the tile's k range, X the 64-row operand (A when
+     * BM == 64, else B: then D is the tile of C transposed) */
     float acc[ACC], part[ACC];
 #pragma unroll
     for (int i = 0; i < ACC; ++i)
         acc[i] = part[i] = 0.0f;
-
-    /* tile t's raw stage into image stage t & 1 (last read by the MMAs of tile t - 2, which every
-     * warpgroup waited for before the barrier of tile t - 1) */
-    auto split_tile = [&](int t) {
-        const int st = t % S::RAW_STAGES;
-        const char *const stage = raw + st * S::RAW;
-        float4 v[PER_THREAD];
-#pragma unroll
-        for (int i = 0; i < PER_THREAD; ++i)
-            v[i] = i < BM * 8 / SPLITTERS ? read_unit<KCA>(stage, place_r[i], place_k[i])
-                                          : read_unit<KCB>(stage + raw_off[i], place_r[i], place_k[i]);
-        __syncwarp();
-        if (lane == 0)
-            mbar_arrive(empty + 8 * st);
-        char *const image = images + (t & 1) * S::IMAGE_STAGE;
-#pragma unroll
-        for (int i = 0; i < PER_THREAD; ++i) {
-            const int bytes = (i < BM * 8 / SPLITTERS ? BM : BN) * ROW_BYTES; /* one image of the operand */
-            uint4 hi, hx, lo;
-            split4<PASSES>(v[i], hi, hx, lo);
-            char *to = image + image_off[i];
-            *reinterpret_cast<uint4 *>(to + HI * bytes) = hi;
-            if (PASSES == 3) {
-                *reinterpret_cast<uint4 *>(to + HX * bytes) = hx;
-                *reinterpret_cast<uint4 *>(to + LO * bytes) = lo;
-            }
-        }
-        /* the tensor cores read the images through the async proxy */
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    };
-
-    if (tiles > 0) {
-        mbar_wait(full, 0u);
-        split_tile(0);
-        asm volatile("bar.sync 1, %0;\n" ::"r"(SPLITTERS) : "memory");
-    }
     for (int t = 0; t < tiles; ++t) {
-        /* the next raw tile waited for before the MMAs are issued: no spin loop runs while they are
-         * in flight (ptxas would serialise them) */
-        if (t + 1 < tiles)
-            mbar_wait(full + 8 * ((t + 1) % S::RAW_STAGES), (unsigned)((t + 1) / S::RAW_STAGES) & 1u);
-        uint32_t stage_images = image_base + (t & 1) * S::IMAGE_STAGE;
-        asm volatile("" : "+r"(stage_images));
-        const uint32_t a = stage_images + wg_m * 8 * wg::CORE_N;
-        const uint32_t b = stage_images + S::IMAGES * BM * ROW_BYTES + wg_n * 8 * wg::CORE_N;
-        constexpr int A_IMAGE = BM * ROW_BYTES, B_IMAGE = BN * ROW_BYTES;
-        wg::fence_registers<64>(part);
+        const int is = t & 1;
+        mbar_wait(image_full + 8 * is, (unsigned)(t / 2) & 1u);
+        uint32_t x = image_base + is * S::IMAGE_STAGE;
+        asm volatile("" : "+r"(x));
+        const uint32_t y = x + S::Y_BASE;
+        wg::fence_registers<128>(part);
         wg::mma_fence();
 #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
-            const uint32_t ak = a + ks * 2 * wg::CORE_K, bk = b + ks * 2 * wg::CORE_K;
-            if (PASSES == 3) { /* the small terms first, as tf32_wgmma.cu */
-                wg::mma<64>(part, wg::descriptor(ak + LO * A_IMAGE), wg::descriptor(bk + HX * B_IMAGE), ks);
-                wg::mma<64>(part, wg::descriptor(ak + HX * A_IMAGE), wg::descriptor(bk + LO * B_IMAGE), 1);
-                wg::mma<64>(part, wg::descriptor(ak + HI * A_IMAGE), wg::descriptor(bk + HI * B_IMAGE), 1);
+            const uint32_t xk = x + ks * 2 * wg::CORE_K, yk = y + ks * 2 * wg::CORE_K;
+            if (PASSES == 3) { /* the small terms first */
+                wg::mma<128>(part, wg::descriptor(xk + LO * S::X_IMAGE), wg::descriptor(yk + HX * S::Y_IMAGE), ks);
+                wg::mma<128>(part, wg::descriptor(xk + HX * S::X_IMAGE), wg::descriptor(yk + LO * S::Y_IMAGE), 1);
+                wg::mma<128>(part, wg::descriptor(xk + HI * S::X_IMAGE), wg::descriptor(yk + HI * S::Y_IMAGE), 1);
             } else {
-                wg::mma<64>(part, wg::descriptor(ak + HI * A_IMAGE), wg::descriptor(bk + HI * B_IMAGE), ks);
+                wg::mma<128>(part, wg::descriptor(xk + HI * S::X_IMAGE), wg::descriptor(yk + HI * S::Y_IMAGE), ks);
             }
         }
         wg::mma_commit();
-        /* while the tensor cores run: the next tile's split */
-        if (t + 1 < tiles)
-            split_tile(t + 1);
         wg::mma_wait_all();
-        wg::fence_registers<64>(part);
+        wg::fence_registers<128>(part);
+        __syncwarp();
+        if (lane == 0)
+            mbar_arrive(image_empty + 8 * is);
 #pragma unroll
         for (int i = 0; i < ACC; ++i)
             acc[i] += part[i];
-        asm volatile("bar.sync 1, %0;\n" ::"r"(SPLITTERS) : "memory");
     }
 
-    /* accumulator 4 j + e: row g (+ 8 for e >= 2), column 8 j + 2 t (+ 1 for odd e) of the warp's 16
-     * rows; with K split, the sums (alpha and beta are the reduction's) */
+    /* accumulator 4 j + e: D row 16 warp + g (+ 8 for e >= 2), column 8 j + 2 tq (+ 1 for odd e);
+     * with K split, the sums (alpha and beta are the reduction's) */
     const int g = lane / 4, tq = lane % 4;
-    const int row0 = m0 + wg_m * 64 + warp % 4 * 16 + g, col0 = n0 + wg_n * 64 + 2 * tq;
     const int64_t total = (int64_t)p.m * p.n;
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
+    for (int j = 0; j < 16; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            const int row = row0 + (e >= 2 ? 8 : 0), col = col0 + 8 * j + (e & 1);
+            const int di = warp * 16 + g + (e >= 2 ? 8 : 0), dj = 8 * j + 2 * tq + (e & 1);
+            const int row = BM == 64 ? m0 + di : m0 + dj, col = BM == 64 ? n0 + dj : n0 + di;
             if (row < p.m && col < p.n) {
                 if (splits > 1)
                     sums[slice * total + (int64_t)col * p.m + row] = acc[4 * j + e];
