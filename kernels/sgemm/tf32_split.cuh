@@ -50,31 +50,35 @@ __device__ __forceinline__ uint32_t tf32_round_bits(uint32_t bits)
     return (bits + 0x1000u) & 0xffffe000u;
 }
 
-/* split on four values at once: the rounding on the bits when none of the four is near FLT_MAX,
- * Inf or NaN (one test a float4 instead of the guards on every value), split() otherwise; the same
- * bits as split() on every input */
-template <int PASSES>
-__device__ __forceinline__ void split4(const float4 &x, uint4 &hi, uint4 &hx, uint4 &lo)
+/* Splitting four values at once. When the largest magnitude among them (max_bits) is below
+ * FAST_LIMIT every rounding stays finite and split4_fast gives split()'s bits with the rounding on
+ * the bits (hx is hi then); otherwise split4_exact applies split() to each. A caller tests a whole
+ * share of values once and takes one path for all of them. */
+constexpr uint32_t FAST_LIMIT = 0x7f7ff000u;
+
+__device__ __forceinline__ uint32_t max_bits(const float4 &x)
 {
-    const uint32_t m = max(max(__float_as_uint(x.x) & 0x7fffffffu, __float_as_uint(x.y) & 0x7fffffffu),
-                           max(__float_as_uint(x.z) & 0x7fffffffu, __float_as_uint(x.w) & 0x7fffffffu));
-    if (m < 0x7f7ff000u) { /* every rounding stays finite */
-        hi = make_uint4(tf32_round_bits(__float_as_uint(x.x)), tf32_round_bits(__float_as_uint(x.y)),
-                        tf32_round_bits(__float_as_uint(x.z)), tf32_round_bits(__float_as_uint(x.w)));
-        hx = hi;
-        lo = make_uint4(0u, 0u, 0u, 0u);
-        if (PASSES == 3)
-            lo = make_uint4(tf32_round_bits(__float_as_uint(x.x - __uint_as_float(hi.x))),
-                            tf32_round_bits(__float_as_uint(x.y - __uint_as_float(hi.y))),
-                            tf32_round_bits(__float_as_uint(x.z - __uint_as_float(hi.z))),
-                            tf32_round_bits(__float_as_uint(x.w - __uint_as_float(hi.w))));
-    } else {
-        const split_value a = split<PASSES>(x.x), b = split<PASSES>(x.y), c = split<PASSES>(x.z),
-                          d = split<PASSES>(x.w);
-        hi = make_uint4(a.hi, b.hi, c.hi, d.hi);
-        hx = make_uint4(a.hx, b.hx, c.hx, d.hx);
-        lo = make_uint4(a.lo, b.lo, c.lo, d.lo);
-    }
+    return max(max(__float_as_uint(x.x) & 0x7fffffffu, __float_as_uint(x.y) & 0x7fffffffu),
+               max(__float_as_uint(x.z) & 0x7fffffffu, __float_as_uint(x.w) & 0x7fffffffu));
+}
+
+template <int PASSES> __device__ __forceinline__ void split4_fast(const float4 &x, uint4 &hi, uint4 &lo)
+{
+    hi = make_uint4(tf32_round_bits(__float_as_uint(x.x)), tf32_round_bits(__float_as_uint(x.y)),
+                    tf32_round_bits(__float_as_uint(x.z)), tf32_round_bits(__float_as_uint(x.w)));
+    if (PASSES == 3)
+        lo = make_uint4(tf32_round_bits(__float_as_uint(x.x - __uint_as_float(hi.x))),
+                        tf32_round_bits(__float_as_uint(x.y - __uint_as_float(hi.y))),
+                        tf32_round_bits(__float_as_uint(x.z - __uint_as_float(hi.z))),
+                        tf32_round_bits(__float_as_uint(x.w - __uint_as_float(hi.w))));
+}
+
+template <int PASSES> __device__ __forceinline__ void split4_exact(const float4 &x, uint4 &hi, uint4 &hx, uint4 &lo)
+{
+    const split_value a = split<PASSES>(x.x), b = split<PASSES>(x.y), c = split<PASSES>(x.z), d = split<PASSES>(x.w);
+    hi = make_uint4(a.hi, b.hi, c.hi, d.hi);
+    hx = make_uint4(a.hx, b.hx, c.hx, d.hx);
+    lo = make_uint4(a.lo, b.lo, c.lo, d.lo);
 }
 
 } // namespace sgemm

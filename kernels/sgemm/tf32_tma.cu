@@ -11,7 +11,8 @@
  *     rows; an R-contiguous one R / 32 boxes of 32 rows x 32 k.
  *   - The splitters read a raw stage (a K-contiguous operand as float4 of 4 k; an R-contiguous one
  *     as 4 scalars of one row down k: both take the fewest wavefronts), free it ("raw empty"),
- *     split (split4: the bits of split(), fewer instructions) into the hi, hx and lo images of one of
+ *     split (on the bits: split()'s results in fewer instructions, with one test a tile for values
+ *     near FLT_MAX, Inf or NaN, which take split() itself) into the hi, hx and lo images of one of
  *     two image stages (wgmma_tf32.cuh's layout) once the MMAs have freed it ("image empty"), and
  *     arrive on its "image full".
  *   - The MMA warpgroup computes D (64 x 128) = X Y^T: X the 64-row operand's tile, Y the 128-row
@@ -44,10 +45,9 @@ constexpr int SPLITTERS = 256;          /* two warpgroups split */
 constexpr int THREADS = 128 + SPLITTERS; /* the MMA warpgroup first (12 warps: 168 registers each) */
 constexpr int ACC = 64;                 /* accumulators per MMA thread: 64 x 128 over 128 threads */
 constexpr int ROW_BYTES = BK * 4;       /* a raw or image row of one k tile: 128 bytes */
-constexpr int PER_THREAD = TILE * BK / 4 / SPLITTERS; /* float4 units of a k tile per splitter */
 constexpr int MIN_SLICE = 8;
 enum { HI = 0, HX = 1, LO = 2 };
-static_assert(PER_THREAD == 6, "A and B of a k tile: 1536 units of 4 elements");
+static_assert(TILE * BK / 4 == 6 * SPLITTERS, "a splitter's share of a k tile: 6 units of 4 values");
 
 template <int PASSES> struct shape {
     static constexpr int IMAGES = PASSES == 3 ? 3 : 1;       /* hi, hx, lo */
@@ -90,32 +90,66 @@ grid_plan plan_of(const shim_sgemm_args *p)
 
 /* ---- the kernel -------------------------------------------------------------------------------- */
 
-/* unit u (of R * 8) of an R x 32 tile: the 4 k it covers start at k = 4 kq of row r */
-template <bool KC> __device__ __forceinline__ void unit_place(int u, int &r, int &kq)
+/* A splitter's share of an R x 32 operand tile: R / 32 units of 4 values, unit i at row r0 + 32 i,
+ * k 4 kq..4 kq + 3 (sid: the splitter's index, 0..255). Unit i's raw values and image slot lie
+ * UNIT_STEP bytes after unit i - 1's, whatever the layout: a thread keeps two bases per operand.
+ *   K-contiguous: a warp covers 8 rows x 4 float4 along k (its 8-lane wavefronts: 8 rows, one k
+ *   quad); R-contiguous: a warp covers 32 rows (one box) at one k quad, read as 4 scalars down k.
+ * Raw tiles are swizzled (chunk c of box row x at chunk c ^ (x % 8)). */
+constexpr int UNIT_STEP = 32 * ROW_BYTES;
+
+template <bool KC> struct share {
+    int raw;      /* unit 0's float4 (K-contiguous) or first scalar's column base (R-contiguous) */
+    int image;    /* unit 0's 16 bytes in an image (wgmma_tf32.cuh's layout) */
+    int down[4];  /* R-contiguous: the 4 scalars' offsets from raw, k = 4 kq + j */
+
+    __device__ __forceinline__ explicit share(int sid)
+    {
+        const int r0 = KC ? sid / 64 * 8 + sid % 8 : sid % 32, kq = KC ? sid / 8 % 8 : sid / 32;
+        image = wg::image_offset(r0, 4 * kq);
+        if (KC) {
+            raw = r0 * ROW_BYTES + ((kq ^ (r0 % 8)) << 4);
+        } else {
+            raw = r0 % 4 * 4;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int k = 4 * kq + j;
+                down[j] = k * ROW_BYTES + (((r0 / 4) ^ (k % 8)) << 4);
+            }
+        }
+    }
+
+    __device__ __forceinline__ float4 read(const char *tile, int i) const
+    {
+        const char *at = tile + raw + i * UNIT_STEP;
+        if (KC)
+            return *reinterpret_cast<const float4 *>(at);
+        return make_float4(*reinterpret_cast<const float *>(at + down[0]), *reinterpret_cast<const float *>(at + down[1]),
+                           *reinterpret_cast<const float *>(at + down[2]), *reinterpret_cast<const float *>(at + down[3]));
+    }
+};
+
+/* one unit's images at to (hi, then hx and lo one image apart) */
+template <int PASSES> __device__ __forceinline__ void store_fast(char *to, int image_bytes, const float4 &x)
 {
-    if (KC) { /* a warp: 8 rows x 4 float4 along k (its 8-lane wavefronts: 8 rows, one k quad) */
-        r = u / 64 * 8 + u % 8;
-        kq = u / 8 % 8;
-    } else { /* a warp: 32 rows (one box) at one k quad */
-        r = u / 256 * 32 + u % 32;
-        kq = u / 32 % 8;
+    uint4 hi, lo;
+    split4_fast<PASSES>(x, hi, lo);
+    *reinterpret_cast<uint4 *>(to + HI * image_bytes) = hi;
+    if (PASSES == 3) {
+        *reinterpret_cast<uint4 *>(to + HX * image_bytes) = hi;
+        *reinterpret_cast<uint4 *>(to + LO * image_bytes) = lo;
     }
 }
 
-/* the 4 values of unit (r, kq) from a raw tile (swizzled: chunk c of box row x at c ^ (x % 8)) */
-template <bool KC> __device__ __forceinline__ float4 read_unit(const char *raw, int r, int kq)
+template <int PASSES> __device__ __forceinline__ void store_exact(char *to, int image_bytes, const float4 &x)
 {
-    if (KC)
-        return *reinterpret_cast<const float4 *>(raw + r * ROW_BYTES + ((kq ^ (r % 8)) << 4));
-    const char *box = raw + r / 32 * (32 * ROW_BYTES);
-    const int rr = r % 32;
-    float v[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        const int k = 4 * kq + j; /* row k of the box, 128 bytes of 32 rows of the operand */
-        v[j] = *reinterpret_cast<const float *>(box + k * ROW_BYTES + (((rr / 4) ^ (k % 8)) << 4) + rr % 4 * 4);
+    uint4 hi, hx, lo;
+    split4_exact<PASSES>(x, hi, hx, lo);
+    *reinterpret_cast<uint4 *>(to + HI * image_bytes) = hi;
+    if (PASSES == 3) {
+        *reinterpret_cast<uint4 *>(to + HX * image_bytes) = hx;
+        *reinterpret_cast<uint4 *>(to + LO * image_bytes) = lo;
     }
-    return make_float4(v[0], v[1], v[2], v[3]);
 }
 
 /* the producer: one k tile of an R-row operand at (r0, k0) into a raw stage */
@@ -181,20 +215,12 @@ __global__ void __launch_bounds__(THREADS, 1)
         if (sid == 0)
             for (int t = 0; t < min(S::RAW_STAGES - 1, tiles); ++t)
                 produce(t);
-        /* this thread's units: the first BM * 8 of the tile's are A's, the rest B's; A's images go to
-         * X when A is the 64-row operand, else to Y */
-        int raw_off[PER_THREAD], image_off[PER_THREAD], place_r[PER_THREAD], place_k[PER_THREAD];
-#pragma unroll
-        for (int i = 0; i < PER_THREAD; ++i) {
-            const int u = sid + i * SPLITTERS;
-            const bool in_a = i < BM * 8 / SPLITTERS; /* BM * 8 is a multiple of SPLITTERS */
-            if (in_a)
-                unit_place<KCA>(u, place_r[i], place_k[i]);
-            else
-                unit_place<KCB>(u - BM * 8, place_r[i], place_k[i]);
-            raw_off[i] = in_a ? 0 : BM * ROW_BYTES;
-            image_off[i] = ((in_a ? BM : BN) == 64 ? 0 : S::Y_BASE) + wg::image_offset(place_r[i], 4 * place_k[i]);
-        }
+        const share<KCA> sa(sid);
+        const share<KCB> sb(sid);
+        constexpr int UA = BM / 32, UB = BN / 32; /* units of A and of B per splitter */
+        /* where A's and B's images start in an image stage: X (the 64-row operand) first */
+        constexpr int A_IMAGES = BM == 64 ? 0 : S::Y_BASE, B_IMAGES = BM == 64 ? S::Y_BASE : 0;
+        constexpr int A_IMAGE = BM * ROW_BYTES, B_IMAGE = BN * ROW_BYTES; /* one image of each */
         for (int t = 0; t < tiles; ++t) {
             /* RAW_STAGES - 1 tiles ahead: the stage tile t - 1 used, which the other splitters have
              * most likely read by now */
@@ -203,11 +229,13 @@ __global__ void __launch_bounds__(THREADS, 1)
             const int st = t % S::RAW_STAGES;
             mbar_wait(raw_full + 8 * st, (unsigned)(t / S::RAW_STAGES) & 1u);
             const char *const stage = raw + st * S::RAW;
-            float4 v[PER_THREAD];
+            float4 va[UA], vb[UB];
 #pragma unroll
-            for (int i = 0; i < PER_THREAD; ++i)
-                v[i] = i < BM * 8 / SPLITTERS ? read_unit<KCA>(stage, place_r[i], place_k[i])
-                                              : read_unit<KCB>(stage + raw_off[i], place_r[i], place_k[i]);
+            for (int i = 0; i < UA; ++i)
+                va[i] = sa.read(stage, i);
+#pragma unroll
+            for (int i = 0; i < UB; ++i)
+                vb[i] = sb.read(stage + BM * ROW_BYTES, i);
             __syncwarp();
             if (lane == 0)
                 mbar_arrive(raw_empty + 8 * st);
@@ -215,17 +243,30 @@ __global__ void __launch_bounds__(THREADS, 1)
             if (t >= 2) /* the MMAs of tile t - 2 have read this image stage */
                 mbar_wait(image_empty + 8 * is, (unsigned)(t / 2 - 1) & 1u);
             char *const image = images + is * S::IMAGE_STAGE;
+            char *const ia = image + A_IMAGES + sa.image, *const ib = image + B_IMAGES + sb.image;
+            /* one test for the whole share: the rounding on the bits when no value is near FLT_MAX,
+             * Inf or NaN (then hx is hi), split() on each value otherwise */
+            uint32_t big = 0;
 #pragma unroll
-            for (int i = 0; i < PER_THREAD; ++i) {
-                const int bytes = (i < BM * 8 / SPLITTERS ? BM : BN) * ROW_BYTES; /* one image of the operand */
-                uint4 hi, hx, lo;
-                split4<PASSES>(v[i], hi, hx, lo);
-                char *to = image + image_off[i];
-                *reinterpret_cast<uint4 *>(to + HI * bytes) = hi;
-                if (PASSES == 3) {
-                    *reinterpret_cast<uint4 *>(to + HX * bytes) = hx;
-                    *reinterpret_cast<uint4 *>(to + LO * bytes) = lo;
-                }
+            for (int i = 0; i < UA; ++i)
+                big = max(big, max_bits(va[i]));
+#pragma unroll
+            for (int i = 0; i < UB; ++i)
+                big = max(big, max_bits(vb[i]));
+            if (big < FAST_LIMIT) {
+#pragma unroll
+                for (int i = 0; i < UA; ++i)
+                    store_fast<PASSES>(ia + i * UNIT_STEP, A_IMAGE, va[i]);
+#pragma unroll
+                for (int i = 0; i < UB; ++i)
+                    store_fast<PASSES>(ib + i * UNIT_STEP, B_IMAGE, vb[i]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < UA; ++i)
+                    store_exact<PASSES>(ia + i * UNIT_STEP, A_IMAGE, va[i]);
+#pragma unroll
+                for (int i = 0; i < UB; ++i)
+                    store_exact<PASSES>(ib + i * UNIT_STEP, B_IMAGE, vb[i]);
             }
             /* the tensor cores read the images through the async proxy */
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
