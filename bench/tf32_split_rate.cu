@@ -47,50 +47,24 @@ constexpr int F4 = ROWS * BK / 4;                  /* float4 of a tile */
 constexpr int IMAGE = ROWS * BK * 4;               /* bytes of one image */
 constexpr int STAGE = 2 * IMAGE;                   /* hi and lo */
 
-/* The same split with the TF32 rounding done on the bits (round half away from zero on the
- * magnitude: add half a TF32 ulp, clear the 13 low bits; a carry into the exponent is the correct
- * rounding up), where ptxas expands cvt.rna.tf32.f32 into a longer sequence on sm_90. Non-finite
- * values as split() treats them. Whether it equals split() on every input is checked below. */
-__device__ __forceinline__ uint32_t tf32_bits(uint32_t finite_bits)
+/* The split with the TF32 rounding done on the bits (tf32_split.cuh: split4_fast, and split4_exact
+ * (split() itself) when one of the four values is near FLT_MAX, Inf or NaN), where ptxas expands
+ * cvt.rna.tf32.f32 into a longer sequence on sm_90. Whether it equals split() on every input is
+ * checked below. */
+__device__ __forceinline__ void split4_bits(const float4 &x, uint4 &hi, uint4 &hx, uint4 &lo)
 {
-    return (finite_bits + 0x1000u) & 0xffffe000u;
+    if (sgemm::max_bits(x) < sgemm::FAST_LIMIT) {
+        sgemm::split4_fast<3>(x, hi, lo);
+        hx = hi;
+    } else {
+        sgemm::split4_exact<3>(x, hi, hx, lo);
+    }
 }
 
-template <int PASSES> __device__ __forceinline__ sgemm::split_value split_bits(float x)
-{
-    const uint32_t bits = __float_as_uint(x);
-    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
-    uint32_t hi = tf32_bits(bits);
-    if (!finite) /* as split(): Inf kept, every NaN a quiet NaN visible in TF32 */
-        hi = bits & 0x007fffffu ? (bits | 0x00400000u) & 0xffffe000u : bits;
-    else if ((hi & 0x7f800000u) == 0x7f800000u)
-        hi = bits & 0xffffe000u; /* rounding overflowed: truncate, as split() does */
-    sgemm::split_value v;
-    v.hi = hi;
-    v.hx = PASSES == 3 && finite ? hi : 0u;
-    v.lo = PASSES == 3 && finite ? tf32_bits(__float_as_uint(x - __uint_as_float(hi))) : 0u;
-    return v;
-}
-
-/* four values: the plain rounding unless one of them is near FLT_MAX, Inf or NaN (then
- * split_bits for all four): one test a float4 instead of the guards on every value */
 __device__ __forceinline__ void split4_bits(const float4 &x, uint4 &hi, uint4 &lo)
 {
-    const uint32_t m = max(max(__float_as_uint(x.x) & 0x7fffffffu, __float_as_uint(x.y) & 0x7fffffffu),
-                           max(__float_as_uint(x.z) & 0x7fffffffu, __float_as_uint(x.w) & 0x7fffffffu));
-    if (m < 0x7f7ff000u) {
-        hi = make_uint4(tf32_bits(__float_as_uint(x.x)), tf32_bits(__float_as_uint(x.y)),
-                        tf32_bits(__float_as_uint(x.z)), tf32_bits(__float_as_uint(x.w)));
-        lo = make_uint4(tf32_bits(__float_as_uint(x.x - __uint_as_float(hi.x))),
-                        tf32_bits(__float_as_uint(x.y - __uint_as_float(hi.y))),
-                        tf32_bits(__float_as_uint(x.z - __uint_as_float(hi.z))),
-                        tf32_bits(__float_as_uint(x.w - __uint_as_float(hi.w))));
-    } else {
-        const sgemm::split_value a = split_bits<3>(x.x), b = split_bits<3>(x.y), c = split_bits<3>(x.z),
-                                 d = split_bits<3>(x.w);
-        hi = make_uint4(a.hi, b.hi, c.hi, d.hi);
-        lo = make_uint4(a.lo, b.lo, c.lo, d.lo);
-    }
+    uint4 hx;
+    split4_bits(x, hi, hx, lo);
 }
 
 enum mode { COPY, SPLIT_CVT, SPLIT_BITS };
@@ -104,11 +78,9 @@ __global__ void agree_kernel(unsigned long long *counts, uint32_t *first)
          e += (uint64_t)gridDim.x * blockDim.x) {
         const float x = __uint_as_float((uint32_t)e);
         const sgemm::split_value a = sgemm::split<3>(x);
-        sgemm::split_value b = split_bits<3>(x);
-        uint4 h4, l4; /* the four-value path, with three ordinary neighbours */
-        split4_bits(make_float4(x, 1.0f, -2.5f, 0.375f), h4, l4);
-        if (h4.x != b.hi || l4.x != b.lo)
-            b.hi = ~a.hi; /* count it as a difference */
+        uint4 h4, x4, l4; /* the four-value path, with three ordinary neighbours */
+        split4_bits(make_float4(x, 1.0f, -2.5f, 0.375f), h4, x4, l4);
+        const sgemm::split_value b = {h4.x, x4.x, l4.x};
         if (a.hi != b.hi || a.lo != b.lo || a.hx != b.hx) {
             const bool both_nan = isnan(__uint_as_float(a.hi)) && isnan(__uint_as_float(b.hi)) && a.lo == b.lo &&
                                   a.hx == b.hx;
