@@ -158,6 +158,44 @@ __global__ void __launch_bounds__(THREADS) split_kernel(const float *__restrict_
     sink[blockIdx.x * THREADS + tid] = reinterpret_cast<const float *>(base + ((tiles - 1) & 1) * STAGE)[tid];
 }
 
+/* The splitting warps of the fed kernels: for each tile, wait for raw stage t % STAGES ("full"),
+ * read this thread's float4s at raw_off (the stage's layout), free the stage ("empty", one arrival a
+ * warp), split on the bits, store hi and lo at the image offsets (one image stage: nothing reads
+ * it), and meet at a named barrier (the hand-off). */
+template <int THREADS, int STAGES>
+__device__ __forceinline__ void split_fed(const char *raw, int stage_bytes, const int (&raw_off)[F4 / THREADS],
+                                          char *img, uint32_t full, uint32_t empty, int tiles, int tid,
+                                          float *__restrict__ sink)
+{
+    constexpr int PER = F4 / THREADS;
+    int img_off[PER];
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+        const int f = tid + i * THREADS;
+        img_off[i] = sgemm::wg::image_offset(f / 64 * 8 + f % 8, 4 * (f / 8 % 8));
+    }
+    for (int t = 0; t < tiles; ++t) {
+        const int st = t % STAGES;
+        sgemm::mbar_wait(full + 8 * st, (unsigned)(t / STAGES) & 1u);
+        float4 v[PER];
+#pragma unroll
+        for (int i = 0; i < PER; ++i)
+            v[i] = *reinterpret_cast<const float4 *>(raw + st * stage_bytes + raw_off[i]);
+        __syncwarp();
+        if (tid % 32 == 0)
+            sgemm::mbar_arrive(empty + 8 * st);
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            uint4 hi, lo;
+            split4_bits(v[i], hi, lo);
+            *reinterpret_cast<uint4 *>(img + img_off[i]) = hi;
+            *reinterpret_cast<uint4 *>(img + IMAGE + img_off[i]) = lo;
+        }
+        asm volatile("bar.sync 1, %0;\n" ::"r"(THREADS) : "memory"); /* the hand-off, splitters only */
+    }
+    sink[blockIdx.x * THREADS + tid] = reinterpret_cast<const float *>(img)[tid];
+}
+
 /* The same split fed by bulk copies: a producer warp (ISSUERS of its lanes: 1 or 32) copies each
  * k tile's 128 rows of 128 bytes with cp.async.bulk into one of RAW_STAGES raw stages (rows 144 bytes apart, so that
  * a warp's 16-byte reads of 8 rows x 4 float4 take the minimum 4 wavefronts), completing on the
@@ -208,36 +246,14 @@ __global__ void __launch_bounds__(THREADS + 32) bulk_kernel(const float *__restr
         }
         return;
     }
-    const char *const raw = smem_b;
-    char *const img = smem_b + RAW_STAGES * RAW_STAGE;
-    int raw_off[PER], img_off[PER];
+    int raw_off[PER]; /* rows RAW_ROW bytes apart */
 #pragma unroll
     for (int i = 0; i < PER; ++i) {
         const int f = tid + i * THREADS;
-        const int r = f / 64 * 8 + f % 8, kq = f / 8 % 8;
-        raw_off[i] = r * RAW_ROW + kq * 16;
-        img_off[i] = sgemm::wg::image_offset(r, 4 * kq);
+        raw_off[i] = (f / 64 * 8 + f % 8) * RAW_ROW + f / 8 % 8 * 16;
     }
-    for (int t = 0; t < tiles; ++t) {
-        const int st = t % RAW_STAGES;
-        sgemm::mbar_wait(full + 8 * st, (unsigned)(t / RAW_STAGES) & 1u);
-        float4 v[PER];
-#pragma unroll
-        for (int i = 0; i < PER; ++i)
-            v[i] = *reinterpret_cast<const float4 *>(raw + st * RAW_STAGE + raw_off[i]);
-        __syncwarp();
-        if (tid % 32 == 0)
-            sgemm::mbar_arrive(empty + 8 * st);
-#pragma unroll
-        for (int i = 0; i < PER; ++i) {
-            uint4 hi, lo;
-            split4_bits(v[i], hi, lo);
-            *reinterpret_cast<uint4 *>(img + img_off[i]) = hi;
-            *reinterpret_cast<uint4 *>(img + IMAGE + img_off[i]) = lo;
-        }
-        asm volatile("bar.sync 1, %0;\n" ::"r"(THREADS) : "memory"); /* the hand-off, splitters only */
-    }
-    sink[blockIdx.x * THREADS + tid] = reinterpret_cast<const float *>(img)[tid];
+    split_fed<THREADS, RAW_STAGES>(smem_b, RAW_STAGE, raw_off, smem_b + RAW_STAGES * RAW_STAGE, full, empty, tiles, tid,
+                                   sink);
 #endif
 }
 
@@ -283,41 +299,18 @@ __global__ void __launch_bounds__(THREADS + 32) tma_kernel(const float *__restri
                     sgemm::mbar_wait(empty + 8 * st, (unsigned)(t / STAGES - 1) & 1u);
                 sgemm::mbar_expect(full + 8 * st, TMA_RAW);
                 const int k0 = (slice * per_slice + t) * BK, r0 = tile * ROWS;
-                asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                             " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(base + st * TMA_RAW),
-                             "l"(reinterpret_cast<uint64_t>(&map)), "r"(k0), "r"(r0), "r"(full + 8 * st)
-                             : "memory");
+                sgemm::tma_load_2d(base + st * TMA_RAW, &map, k0, r0, full + 8 * st);
             }
         return;
     }
-    int raw_off[PER], img_off[PER];
+    int raw_off[PER]; /* 128-byte rows, swizzled */
 #pragma unroll
     for (int i = 0; i < PER; ++i) {
         const int f = tid + i * THREADS;
         const int r = f / 64 * 8 + f % 8, kq = f / 8 % 8;
         raw_off[i] = r * 128 + ((kq ^ (r % 8)) * 16);
-        img_off[i] = sgemm::wg::image_offset(r, 4 * kq);
     }
-    for (int t = 0; t < tiles; ++t) {
-        const int st = t % STAGES;
-        sgemm::mbar_wait(full + 8 * st, (unsigned)(t / STAGES) & 1u);
-        float4 v[PER];
-#pragma unroll
-        for (int i = 0; i < PER; ++i)
-            v[i] = *reinterpret_cast<const float4 *>(raw + st * TMA_RAW + raw_off[i]);
-        __syncwarp();
-        if (tid % 32 == 0)
-            sgemm::mbar_arrive(empty + 8 * st);
-#pragma unroll
-        for (int i = 0; i < PER; ++i) {
-            uint4 hi, lo;
-            split4_bits(v[i], hi, lo);
-            *reinterpret_cast<uint4 *>(img + img_off[i]) = hi;
-            *reinterpret_cast<uint4 *>(img + IMAGE + img_off[i]) = lo;
-        }
-        asm volatile("bar.sync 1, %0;\n" ::"r"(THREADS) : "memory");
-    }
-    sink[blockIdx.x * THREADS + tid] = reinterpret_cast<const float *>(img)[tid];
+    split_fed<THREADS, STAGES>(raw, TMA_RAW, raw_off, img, full, empty, tiles, tid, sink);
 #endif
 }
 

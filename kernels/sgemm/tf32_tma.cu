@@ -253,21 +253,18 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
             for (int i = 0; i < UB; ++i)
                 big = max(big, max_bits(vb[i]));
-            if (big < FAST_LIMIT) {
+            auto store_share = [&](auto store) {
 #pragma unroll
                 for (int i = 0; i < UA; ++i)
-                    store_fast<PASSES>(ia + i * UNIT_STEP, A_IMAGE, va[i]);
+                    store(ia + i * UNIT_STEP, A_IMAGE, va[i]);
 #pragma unroll
                 for (int i = 0; i < UB; ++i)
-                    store_fast<PASSES>(ib + i * UNIT_STEP, B_IMAGE, vb[i]);
-            } else {
-#pragma unroll
-                for (int i = 0; i < UA; ++i)
-                    store_exact<PASSES>(ia + i * UNIT_STEP, A_IMAGE, va[i]);
-#pragma unroll
-                for (int i = 0; i < UB; ++i)
-                    store_exact<PASSES>(ib + i * UNIT_STEP, B_IMAGE, vb[i]);
-            }
+                    store(ib + i * UNIT_STEP, B_IMAGE, vb[i]);
+            };
+            if (big < FAST_LIMIT)
+                store_share([](char *to, int bytes, const float4 &x) { store_fast<PASSES>(to, bytes, x); });
+            else
+                store_share([](char *to, int bytes, const float4 &x) { store_exact<PASSES>(to, bytes, x); });
             /* the tensor cores read the images through the async proxy */
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
             mbar_arrive(image_full + 8 * is);
