@@ -9,7 +9,7 @@
  * each of our tensor-core variants (3xTF32 and TF32) by name.
  * Speed: TFLOP/s (median of 5 after warm-up) of cuBLAS pedantic FP32 and the same methods of ours, on
  * squares 2048-16384 (NN) and on the four transpose cases and the awkward shapes of docs/perf.md.
- * Usage: sgemm_math [CSV]   (markdown to stdout, one CSV of both parts)
+ * Usage: sgemm_math [CSV [accuracy]]   (markdown to stdout, one CSV of both parts; "accuracy": that part only)
  *        sgemm_math CSV profile NAME M N K [TA TB]   (one method on one shape, for a profiler: see
  *        profile(); NAME: cublas, fp32, 3xtf32 or a variant's name; TA, TB: N or T) */
 #include <cublas_v2.h>
@@ -357,7 +357,8 @@ int main(int argc, char **argv)
         return profile(argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), argc > 7 && argv[7][0] == 'T',
                        argc > 8 && argv[8][0] == 'T');
     accuracy(csv);
-    speed(csv);
+    if (!(argc > 2 && strcmp(argv[2], "accuracy") == 0))
+        speed(csv);
     fclose(csv);
     return 0;
 }
