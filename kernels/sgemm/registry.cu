@@ -1,4 +1,5 @@
 /* The one table of SGEMM variants, and find / select / work_bytes / run. */
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -174,6 +175,14 @@ cudaError_t scale_c_launch(const shim_sgemm_args *p)
     const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
     scale_c_kernel<<<(unsigned)blocks, 256, 0, p->stream>>>(p->c, p->ldc, p->m, p->n, p->beta);
     return cudaGetLastError();
+}
+
+int kslice_for(int64_t tiles, int ktiles, int min_slice)
+{
+    if (tiles <= 0 || ktiles <= 0)
+        return std::max(ktiles, 1);
+    const int64_t splits = std::min<int64_t>(sm_count() / tiles, ktiles / min_slice);
+    return splits < 2 ? ktiles : (int)((ktiles + splits - 1) / splits);
 }
 
 int sm_count()

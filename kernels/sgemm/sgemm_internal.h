@@ -117,6 +117,10 @@ float *aligned_work(const shim_sgemm_args *p);
 /* multiprocessors of the current device, read once; 132 (H100/H200) when there is no device, so
  * that planning stays defined on machines without one */
 int sm_count();
+/* Split K for a grid of `tiles` output tiles over ktiles k tiles: as many slices as fill the GPU
+ * once, each at least min_slice k tiles; returns the k tiles per slice (ktiles: not split; an empty
+ * grid or k == 0 counts as one slice) */
+int kslice_for(int64_t tiles, int ktiles, int min_slice);
 
 } // namespace sgemm
 

@@ -77,14 +77,7 @@ constexpr int MIN_SLICE = 8;
 
 int kslice_of(const shim_sgemm_args *p)
 {
-    const int ktiles = (p->k + BK - 1) / BK;
-    const int64_t tiles = blocks_of(p->m) * blocks_of(p->n);
-    if (tiles <= 0 || ktiles <= 0) /* an empty C or k == 0 (asked by the selector): one slice */
-        return std::max(ktiles, 1);
-    int64_t splits = std::min<int64_t>(sm_count() / tiles, ktiles / MIN_SLICE);
-    if (splits < 2)
-        return ktiles;
-    return (int)((ktiles + splits - 1) / splits);
+    return kslice_for(blocks_of(p->m) * blocks_of(p->n), (p->k + BK - 1) / BK, MIN_SLICE);
 }
 
 int splits_of(const shim_sgemm_args *p)

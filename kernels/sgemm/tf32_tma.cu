@@ -62,15 +62,6 @@ template <int PASSES> struct shape {
 };
 static_assert(shape<3>::SMEM <= 227 * 1024 && shape<1>::SMEM <= 227 * 1024, "one block per SM");
 
-/* k tiles per slice: as many slices as fill the GPU once, each at least MIN_SLICE k tiles */
-int kslice_of(int64_t tiles, int ktiles)
-{
-    if (tiles <= 0 || ktiles <= 0)
-        return std::max(ktiles, 1);
-    const int64_t splits = std::min<int64_t>(sm_count() / tiles, ktiles / MIN_SLICE);
-    return splits < 2 ? ktiles : (int)((ktiles + splits - 1) / splits);
-}
-
 struct grid_plan {
     int bm, bn, tiles_m, tiles_n, ktiles, kslice, splits;
 };
@@ -83,7 +74,7 @@ grid_plan plan_of(const shim_sgemm_args *p)
     g.tiles_m = (p->m + g.bm - 1) / g.bm;
     g.tiles_n = (p->n + g.bn - 1) / g.bn;
     g.ktiles = (p->k + BK - 1) / BK;
-    g.kslice = kslice_of((int64_t)g.tiles_m * g.tiles_n, g.ktiles);
+    g.kslice = kslice_for((int64_t)g.tiles_m * g.tiles_n, g.ktiles, MIN_SLICE);
     g.splits = std::max(1, (g.ktiles + g.kslice - 1) / g.kslice);
     return g;
 }
