@@ -290,32 +290,34 @@ extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
     double fp32_seconds;
     if (p->math != SHIM_SGEMM_3XTF32 && p->math != SHIM_SGEMM_TF32)
         return &variants[select_fp32(p, &fp32_seconds)];
-    /* The tensor-core classes: on Hopper the kernels fed by a split done once before the GEMM,
-     * unless the FP32 kernels are expected to be faster (thin shapes, where the pre-split's traffic
-     * is most of the time, and the tiny products: FP32 is also the more accurate); then Hopper's
-     * warpgroup MMA with the split in the kernel, else the register-staged mma.sync kernels
-     * (measured faster than the ring-fed ones: docs/notes/sgemm.md), else the ring-fed ones
-     * (grids too large for all of them: the FP32 kernels). The FP32 ladder is asked only where
-     * its answer is used. */
+    /* The tensor-core classes. On Hopper the cheapest of three by their cost models: the kernel fed
+     * by a split done once before the GEMM (large shapes), the TMA-fed one that splits in shared
+     * memory (thin shapes, small squares; TMA-readable operands only), and the FP32 ladder (tiny
+     * products; FP32 is also the more accurate). Elsewhere the register-staged mma.sync kernels
+     * (measured faster than the ring-fed ones: docs/notes/sgemm.md), else the ring-fed ones (grids
+     * too large for all of them: the FP32 kernels). The FP32 ladder is asked only where its answer
+     * is used. */
     const bool tf32 = p->math == SHIM_SGEMM_TF32;
-    static const int tensor_core[][4] = {{V_TF32X3_PRESPLIT, V_TF32X3_WGMMA, V_TF32X3_MMA, V_TF32X3_ASYNC},
-                                         {V_TF32_PRESPLIT, V_TF32_WGMMA, V_TF32_MMA, V_TF32_ASYNC}};
-    for (int v : tensor_core[tf32]) {
-        if (!variants[v].accepts(p))
-            continue;
-        if (v == tensor_core[tf32][0]) { /* Hopper: the cheapest of the two fed ones and the FP32 ladder */
-            const int passes = tf32 ? 1 : 3, tma = tf32 ? V_TF32_TMA : V_TF32X3_TMA;
-            double seconds = tf32_presplit_cost(p, passes);
-            if (variants[tma].accepts(p) && tf32_tma_cost(p, passes) < seconds) {
-                seconds = tf32_tma_cost(p, passes);
-                v = tma;
+    const int passes = tf32 ? 1 : 3;
+    const int presplit = tf32 ? V_TF32_PRESPLIT : V_TF32X3_PRESPLIT, tma = tf32 ? V_TF32_TMA : V_TF32X3_TMA;
+    if (variants[presplit].accepts(p)) {
+        int best = presplit;
+        double seconds = tf32_presplit_cost(p, passes);
+        if (variants[tma].accepts(p)) {
+            const double tma_seconds = tf32_tma_cost(p, passes);
+            if (tma_seconds < seconds) {
+                seconds = tma_seconds;
+                best = tma;
             }
-            const int fp32 = select_fp32(p, &fp32_seconds);
-            if (seconds > fp32_seconds)
-                return &variants[fp32];
         }
-        return &variants[v];
+        const int fp32 = select_fp32(p, &fp32_seconds);
+        return &variants[seconds > fp32_seconds ? fp32 : best];
     }
+    static const int other[][3] = {{V_TF32X3_WGMMA, V_TF32X3_MMA, V_TF32X3_ASYNC},
+                                   {V_TF32_WGMMA, V_TF32_MMA, V_TF32_ASYNC}};
+    for (int v : other[tf32])
+        if (variants[v].accepts(p))
+            return &variants[v];
     return &variants[select_fp32(p, &fp32_seconds)];
 }
 
