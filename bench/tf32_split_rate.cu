@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include "bulk_copy.cuh"
+#include "tensor_map.h"
 #include "tf32_split.cuh"
 #include "wgmma_tf32.cuh"
 
@@ -314,28 +315,13 @@ __global__ void __launch_bounds__(THREADS + 32) tma_kernel(const float *__restri
 #endif
 }
 
-/* a tensor map over the rows x k operand (k contiguous, leading dimension ld), 32 x 128 boxes */
+/* a tensor map over the rows x k operand (k contiguous, leading dimension ld), 32 x 128 boxes: the
+ * library's (tensor_map.h), as the TMA-fed kernels make theirs */
 CUtensorMap tensor_map(const float *b, int rows, int k, int64_t ld)
 {
-    using encode_fn = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                   const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-    void *fn = nullptr;
-    cudaDriverEntryPointQueryResult found;
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
-    if (!fn || found != cudaDriverEntryPointSuccess) {
-        fprintf(stderr, "tf32_split_rate: no cuTensorMapEncodeTiled in the driver\n");
-        exit(1);
-    }
     CUtensorMap map;
-    const cuuint64_t dims[2] = {(cuuint64_t)k, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)ld * 4};
-    const cuuint32_t box[2] = {BK, ROWS}, elem[2] = {1, 1};
-    const CUresult r = reinterpret_cast<encode_fn>(fn)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)b, dims,
-                                                      strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                                      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "tf32_split_rate: cuTensorMapEncodeTiled failed (%d)\n", (int)r);
+    if (!sgemm::tensor_map_2d(&map, b, k, rows, ld, BK, ROWS)) {
+        fprintf(stderr, "tf32_split_rate: no tensor map (the driver lacks cuTensorMapEncodeTiled, or it refused)\n");
         exit(1);
     }
     return map;

@@ -40,13 +40,17 @@ bool tensor_maps_usable()
     return encoder() != nullptr;
 }
 
+bool tma_readable(const float *ptr, int64_t ld)
+{
+    return ((uintptr_t)ptr & 15u) == 0 && ld > 0 && ld % 4 == 0 && ld * 4 < (int64_t(1) << 40);
+}
+
 bool tensor_map_2d(CUtensorMap *map, const float *ptr, int64_t inner, int64_t outer, int64_t ld, int box_inner,
                    int box_outer)
 {
     const encode_fn encode = encoder();
-    if (!encode || ((uintptr_t)ptr & 15u) || ld % 4 || ld < inner || inner < 1 || outer < 1 ||
-        ld * 4 >= (int64_t(1) << 40) || inner > UINT32_MAX || outer > UINT32_MAX || box_inner * 4 > 128 ||
-        box_outer > 256)
+    if (!encode || !tma_readable(ptr, ld) || ld < inner || inner < 1 || outer < 1 || inner > UINT32_MAX ||
+        outer > UINT32_MAX || box_inner * 4 > 128 || box_outer > 256)
         return false;
     const cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer}, strides[1] = {(cuuint64_t)ld * 4};
     const cuuint32_t box[2] = {(cuuint32_t)box_inner, (cuuint32_t)box_outer}, step[2] = {1, 1};

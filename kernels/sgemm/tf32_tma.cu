@@ -394,11 +394,6 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
     return g.bm == 64 ? launch_tile<PASSES, 64>(p, g) : launch_tile<PASSES, 128>(p, g);
 }
 
-bool tma_readable(const float *x, int64_t ld)
-{
-    return ((uintptr_t)x & 15u) == 0 && ld % 4 == 0 && ld * 4 < (int64_t(1) << 40);
-}
-
 } // namespace
 
 int tf32_tma_accepts(const shim_sgemm_args *p)
