@@ -69,8 +69,18 @@ static double uniform01(void)
     return (double)(rng >> 11) * 0x1.0p-53;
 }
 
-/* C = A B, all column-major on the device, A m x k (transa: stored k x m), B k x n (transb: n x k);
- * returns the variant of ours that ran, NULL for cuBLAS */
+/* the arguments of C = A B for one of our methods: all column-major on the device, A m x k (transa:
+ * stored k x m), B k x n (transb: n x k), packed */
+static shim_sgemm_args args_of(int method, int ta, int tb, int m, int n, int k, const float *a, const float *b,
+                               float *c)
+{
+    const shim_sgemm_variant *v = method_variant[method];
+    const int math = v ? v->math : method == OURS_3XTF32 ? SHIM_SGEMM_3XTF32 : SHIM_SGEMM_FP32;
+    shim_sgemm_args p = {ta, tb, m, n, k, 1.0f, 0.0f, a, ta ? k : m, b, tb ? n : k, c, m, NULL, 0, stream, math};
+    return p;
+}
+
+/* C = A B (as args_of); returns the variant of ours that ran, NULL for cuBLAS */
 static const shim_sgemm_variant *run(int method, int ta, int tb, int m, int n, int k, const float *a, const float *b,
                                      float *c)
 {
@@ -84,8 +94,7 @@ static const shim_sgemm_variant *run(int method, int ta, int tb, int m, int n, i
         return NULL;
     }
     const shim_sgemm_variant *v = method_variant[method];
-    const int math = v ? v->math : method == OURS_3XTF32 ? SHIM_SGEMM_3XTF32 : SHIM_SGEMM_FP32;
-    shim_sgemm_args p = {ta, tb, m, n, k, 1.0f, 0.0f, a, lda, b, ldb, c, m, NULL, 0, stream, math};
+    shim_sgemm_args p = args_of(method, ta, tb, m, n, k, a, b, c);
     if (!v)
         v = shim_sgemm_select(&p);
     size_t need = shim_sgemm_work_bytes(v, &p);
@@ -105,10 +114,8 @@ static const shim_sgemm_variant *run(int method, int ta, int tb, int m, int n, i
 static int takes(int method, int ta, int tb, int m, int n, int k, const float *a, const float *b, float *c)
 {
     const shim_sgemm_variant *v = method_variant[method];
-    if (!v)
-        return 1;
-    shim_sgemm_args p = {ta, tb, m, n, k, 1.0f, 0.0f, a, ta ? k : m, b, tb ? n : k, c, m, NULL, 0, stream, v->math};
-    return v->accepts(&p);
+    const shim_sgemm_args p = args_of(method, ta, tb, m, n, k, a, b, c);
+    return !v || v->accepts(&p);
 }
 
 /* ---- accuracy ----------------------------------------------------------------------------------- */
