@@ -278,18 +278,6 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const
 #endif
 }
 
-/* output (i, j) in FP32 on the CUDA cores, k in order: IEEE's Inf and NaN for the flagged outputs */
-__device__ float fp32_dot(const problem &p, int transa, int transb, int i, int j)
-{
-    float s = 0.0f;
-    for (int l = 0; l < p.k; ++l) {
-        const float a = transa ? *element_ptr<true>(p.a, i, l) : *element_ptr<false>(p.a, i, l);
-        const float b = transb ? *element_ptr<false>(p.b, j, l) : *element_ptr<true>(p.b, j, l);
-        s = fmaf(a, b, s);
-    }
-    return s;
-}
-
 /* split K: C := alpha * (the slices' sums, added in slice order) + beta * C; the outputs in a
  * flagged row or column are computed here in FP32 (no separate fix-up) */
 template <int PASSES>

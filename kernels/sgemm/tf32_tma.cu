@@ -12,14 +12,18 @@
  *   - The splitters read a raw stage (a K-contiguous operand as float4 of 4 k; an R-contiguous one
  *     as 4 scalars of one row down k: both take the fewest wavefronts), free it ("raw empty"),
  *     split (on the bits: split()'s results in fewer instructions, with one test a tile for values
- *     near FLT_MAX, Inf or NaN, which take split() itself) into the hi, hx and lo images of one of
- *     two image stages (wgmma_tf32.cuh's layout) once the MMAs have freed it ("image empty"), and
- *     arrive on its "image full".
+ *     near FLT_MAX, Inf or NaN, which take split() itself) into the hi and lo images of one of
+ *     IMAGE_STAGES image stages (wgmma_tf32.cuh's layout) once the MMAs have freed it ("image
+ *     empty"), and arrive on its "image full".
  *   - The MMA warpgroup computes D (64 x 128) = X Y^T: X the 64-row operand's tile, Y the 128-row
- *     one's (so D is the tile of C, or its transpose when BM == 128), wgmma m64n128k8 on lo*hx,
- *     hx*lo, hi*hi for each 8 k (the small terms first), into fresh accumulators added to the
+ *     one's (so D is the tile of C, or its transpose when BM == 128), wgmma m64n128k8 on lo*hi,
+ *     hi*lo, hi*hi for each 8 k (the small terms first), into fresh accumulators added to the
  *     running sums with FP32 adds after each k tile (the accuracy design of the earlier rungs).
  *     It only issues MMAs and adds: the splitting of the next tiles runs beside it.
+ *   - Inf and NaN (three passes) keep their hi and have lo 0, so a cross term may make a NaN where
+ *     IEEE gives Inf; every output they reach comes out Inf or NaN, and every output that comes out
+ *     Inf or NaN is computed again in FP32 on the CUDA cores (fp32_dot), which gives IEEE's answer
+ *     (an overflow included). No flags, and no third image that the MMAs would read.
  *   - K is split where the tiles leave multiprocessors idle: `splits` blocks per tile, each over its
  *     own run of at least MIN_SLICE k tiles, write their sums to the workspace, and a reduction adds
  *     them in slice order and applies alpha and beta (bitwise reproducible).
@@ -46,19 +50,19 @@ constexpr int THREADS = 128 + SPLITTERS; /* the MMA warpgroup first (12 warps: 1
 constexpr int ACC = 64;                 /* accumulators per MMA thread: 64 x 128 over 128 threads */
 constexpr int ROW_BYTES = BK * 4;       /* a raw or image row of one k tile: 128 bytes */
 constexpr int MIN_SLICE = 8;
-enum { HI = 0, HX = 1, LO = 2 };
+enum { HI = 0, LO = 1 };
 static_assert(TILE * BK / 4 == 6 * SPLITTERS, "a splitter's share of a k tile: 6 units of 4 values");
 
 template <int PASSES> struct shape {
-    static constexpr int IMAGES = PASSES == 3 ? 3 : 1;       /* hi, hx, lo */
+    static constexpr int IMAGES = PASSES == 3 ? 2 : 1;       /* hi, lo */
     static constexpr int RAW = TILE * ROW_BYTES;              /* a raw stage: A's rows, then B's */
     /* an image stage: the 64-row operand's images (X), then the 128-row one's (Y) */
     static constexpr int X_IMAGE = 64 * ROW_BYTES, Y_IMAGE = 128 * ROW_BYTES, Y_BASE = IMAGES * X_IMAGE;
     static constexpr int IMAGE_STAGE = IMAGES * TILE * ROW_BYTES;
-    static constexpr int RAW_STAGES = PASSES == 3 ? 3 : 6;
+    static constexpr int RAW_STAGES = PASSES == 3 ? 3 : 6, IMAGE_STAGES = 3;
     /* 1024 for aligning the raw stages (the swizzle's unit), then the stages and the mbarriers:
      * raw full and empty, image full and empty */
-    static constexpr int SMEM = 1024 + RAW_STAGES * RAW + 2 * IMAGE_STAGE + 2 * RAW_STAGES * 8 + 4 * 8;
+    static constexpr int SMEM = 1024 + RAW_STAGES * RAW + IMAGE_STAGES * IMAGE_STAGE + 2 * (RAW_STAGES + IMAGE_STAGES) * 8;
 };
 static_assert(shape<3>::SMEM <= 227 * 1024 && shape<1>::SMEM <= 227 * 1024, "one block per SM");
 
@@ -120,27 +124,28 @@ template <bool KC> struct share {
     }
 };
 
-/* one unit's images at to (hi, then hx and lo one image apart) */
+/* one unit's images at to (hi, then lo one image apart). Inf and NaN keep their hi (lo 0): the
+ * outputs they reach come out Inf or NaN, and are computed again in FP32 (the epilogue, the
+ * reduction), so no hx image is needed. */
+template <int PASSES> __device__ __forceinline__ void store_images(char *to, int image_bytes, const uint4 &hi, const uint4 &lo)
+{
+    *reinterpret_cast<uint4 *>(to + HI * image_bytes) = hi;
+    if (PASSES == 3)
+        *reinterpret_cast<uint4 *>(to + LO * image_bytes) = lo;
+}
+
 template <int PASSES> __device__ __forceinline__ void store_fast(char *to, int image_bytes, const float4 &x)
 {
     uint4 hi, lo;
     split4_fast<PASSES>(x, hi, lo);
-    *reinterpret_cast<uint4 *>(to + HI * image_bytes) = hi;
-    if (PASSES == 3) {
-        *reinterpret_cast<uint4 *>(to + HX * image_bytes) = hi;
-        *reinterpret_cast<uint4 *>(to + LO * image_bytes) = lo;
-    }
+    store_images<PASSES>(to, image_bytes, hi, lo);
 }
 
 template <int PASSES> __device__ __forceinline__ void store_exact(char *to, int image_bytes, const float4 &x)
 {
     uint4 hi, hx, lo;
     split4_exact<PASSES>(x, hi, hx, lo);
-    *reinterpret_cast<uint4 *>(to + HI * image_bytes) = hi;
-    if (PASSES == 3) {
-        *reinterpret_cast<uint4 *>(to + HX * image_bytes) = hx;
-        *reinterpret_cast<uint4 *>(to + LO * image_bytes) = lo;
-    }
+    store_images<PASSES>(to, image_bytes, hi, lo);
 }
 
 /* the producer: one k tile of an R-row operand at (r0, k0) into a raw stage */
@@ -167,8 +172,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     char *const raw = smem + ((1024 - (smem_addr(smem) & 1023)) & 1023);
     char *const images = raw + S::RAW_STAGES * S::RAW;
     const uint32_t raw_base = smem_addr(raw), image_base = smem_addr(images);
-    const uint32_t raw_full = image_base + 2 * S::IMAGE_STAGE, raw_empty = raw_full + 8 * S::RAW_STAGES;
-    const uint32_t image_full = raw_empty + 8 * S::RAW_STAGES, image_empty = image_full + 16;
+    const uint32_t raw_full = image_base + S::IMAGE_STAGES * S::IMAGE_STAGE, raw_empty = raw_full + 8 * S::RAW_STAGES;
+    const uint32_t image_full = raw_empty + 8 * S::RAW_STAGES, image_empty = image_full + 8 * S::IMAGE_STAGES;
 
     const int slice = (int)blockIdx.x % splits, tile = (int)blockIdx.x / splits;
     const int m0 = tile % tiles_m * BM, n0 = tile / tiles_m * BN;
@@ -181,7 +186,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             mbar_init(raw_full + 8 * st, 1);                  /* the producer's expect_tx */
             mbar_init(raw_empty + 8 * st, SPLITTERS / 32);    /* one arrival per splitter warp */
         }
-        for (int st = 0; st < 2; ++st) {
+        for (int st = 0; st < S::IMAGE_STAGES; ++st) {
             mbar_init(image_full + 8 * st, SPLITTERS);        /* every splitter, after its stores */
             mbar_init(image_empty + 8 * st, 4);               /* one arrival per MMA warp */
         }
@@ -189,7 +194,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     __syncthreads();
 
-    if (tid >= 128) { /* the splitters: raw stage t % RAW_STAGES into image stage t & 1 */
+    if (tid >= 128) { /* the splitters: raw stage t % RAW_STAGES into image stage t % IMAGE_STAGES */
         const int sid = tid - 128;
         /* the first splitter also produces: tile t's copies into raw stage t % RAW_STAGES (a
          * thirteenth warp would leave 128 registers a thread, too few for the MMA warpgroup) */
@@ -230,13 +235,13 @@ __global__ void __launch_bounds__(THREADS, 1)
             __syncwarp();
             if (lane == 0)
                 mbar_arrive(raw_empty + 8 * st);
-            const int is = t & 1;
-            if (t >= 2) /* the MMAs of tile t - 2 have read this image stage */
-                mbar_wait(image_empty + 8 * is, (unsigned)(t / 2 - 1) & 1u);
+            const int is = t % S::IMAGE_STAGES;
+            if (t >= S::IMAGE_STAGES) /* the MMAs of tile t - IMAGE_STAGES have read this image stage */
+                mbar_wait(image_empty + 8 * is, (unsigned)(t / S::IMAGE_STAGES - 1) & 1u);
             char *const image = images + is * S::IMAGE_STAGE;
             char *const ia = image + A_IMAGES + sa.image, *const ib = image + B_IMAGES + sb.image;
             /* one test for the whole share: the rounding on the bits when no value is near FLT_MAX,
-             * Inf or NaN (then hx is hi), split() on each value otherwise */
+             * Inf or NaN, split() on each value otherwise */
             uint32_t big = 0;
 #pragma unroll
             for (int i = 0; i < UA; ++i)
@@ -270,8 +275,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     for (int i = 0; i < ACC; ++i)
         acc[i] = part[i] = 0.0f;
     for (int t = 0; t < tiles; ++t) {
-        const int is = t & 1;
-        mbar_wait(image_full + 8 * is, (unsigned)(t / 2) & 1u);
+        const int is = t % S::IMAGE_STAGES;
+        mbar_wait(image_full + 8 * is, (unsigned)(t / S::IMAGE_STAGES) & 1u);
         uint32_t x = image_base + is * S::IMAGE_STAGE;
         asm volatile("" : "+r"(x));
         const uint32_t y = x + S::Y_BASE;
@@ -281,8 +286,8 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int ks = 0; ks < 4; ++ks) {
             const uint32_t xk = x + ks * 2 * wg::CORE_K, yk = y + ks * 2 * wg::CORE_K;
             if (PASSES == 3) { /* the small terms first */
-                wg::mma<128>(part, wg::descriptor(xk + LO * S::X_IMAGE), wg::descriptor(yk + HX * S::Y_IMAGE), ks);
-                wg::mma<128>(part, wg::descriptor(xk + HX * S::X_IMAGE), wg::descriptor(yk + LO * S::Y_IMAGE), 1);
+                wg::mma<128>(part, wg::descriptor(xk + LO * S::X_IMAGE), wg::descriptor(yk + HI * S::Y_IMAGE), ks);
+                wg::mma<128>(part, wg::descriptor(xk + HI * S::X_IMAGE), wg::descriptor(yk + LO * S::Y_IMAGE), 1);
                 wg::mma<128>(part, wg::descriptor(xk + HI * S::X_IMAGE), wg::descriptor(yk + HI * S::Y_IMAGE), 1);
             } else {
                 wg::mma<128>(part, wg::descriptor(xk + HI * S::X_IMAGE), wg::descriptor(yk + HI * S::Y_IMAGE), ks);
@@ -300,7 +305,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
 
     /* accumulator 4 j + e: D row 16 warp + g (+ 8 for e >= 2), column 8 j + 2 tq (+ 1 for odd e);
-     * with K split, the sums (alpha and beta are the reduction's) */
+     * with K split, the sums (alpha and beta are the reduction's). Three passes: a sum that came out
+     * Inf or NaN is computed again in FP32 (an Inf or NaN operand, whose lo is 0, or an overflow) */
     const int g = lane / 4, tq = lane % 4;
     const int64_t total = (int64_t)p.m * p.n;
 #pragma unroll
@@ -312,6 +318,8 @@ __global__ void __launch_bounds__(THREADS, 1)
             if (row < p.m && col < p.n) {
                 if (splits > 1)
                     sums[slice * total + (int64_t)col * p.m + row] = acc[4 * j + e];
+                else if (PASSES == 3 && !isfinite(acc[4 * j + e]))
+                    store_c1(p, row, col, fp32_dot(p, KCA, !KCB, row, col));
                 else
                     store_c1(p, row, col, acc[4 * j + e]);
             }
@@ -328,15 +336,18 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C */
-__global__ void __launch_bounds__(256) reduce_kernel(const problem p, const float *sums, int splits)
+/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C; three passes: a sum
+ * that came out Inf or NaN in FP32, as the epilogue does */
+template <int PASSES>
+__global__ void __launch_bounds__(256) reduce_kernel(const problem p, int transa, int transb, const float *sums, int splits)
 {
     const int64_t total = (int64_t)p.m * p.n;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
         float s = sums[e];
         for (int sl = 1; sl < splits; ++sl)
             s += sums[sl * total + e];
-        store_c1(p, (int)(e % p.m), (int)(e / p.m), s);
+        const int i = (int)(e % p.m), j = (int)(e / p.m);
+        store_c1(p, i, j, PASSES == 3 && !isfinite(s) ? fp32_dot(p, transa, transb, i, j) : s);
     }
 }
 
@@ -373,7 +384,7 @@ template <int PASSES, int BM, bool KCA, bool KCB> cudaError_t launch_layout(cons
     if (err == cudaSuccess && g.splits > 1) {
         const int64_t total = (int64_t)p->m * p->n;
         const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
-        reduce_kernel<<<(unsigned)blocks, 256, 0, p->stream>>>(q, sums, g.splits);
+        reduce_kernel<PASSES><<<(unsigned)blocks, 256, 0, p->stream>>>(q, p->transa, p->transb, sums, g.splits);
         err = cudaGetLastError();
     }
     return err;
