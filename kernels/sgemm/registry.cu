@@ -96,12 +96,13 @@ const shim_sgemm_variant variants[] = {
      "m64n128k8 kernel (2 consumer warpgroups, 6 stages), 128x128x32",
      tf32_presplit_accepts, tf32_presplit_work, tf32_presplit_launch, SHIM_SGEMM_TF32},
     {"tf32x3_tma",
-     "3xTF32: raw FP32 tiles by TMA, split in shared memory into TF32 hi/hx/lo images, wgmma m64n64k8 "
-     "(2 warpgroups), 64x128 or 128x64 x32, K split where tiles are few; TMA-readable operands only",
+     "3xTF32: raw FP32 tiles by TMA; the 128-row operand split by 2 warpgroups into TF32 hi/lo images, the "
+     "64-row one split in the MMA warpgroup's registers; wgmma m64n128k8, 64x128 or 128x64 x32, K split where "
+     "tiles are few; Inf/NaN outputs in FP32; TMA-readable operands only",
      tf32_tma_accepts, tf32_tma_work, tf32x3_tma_launch, SHIM_SGEMM_3XTF32},
     {"tf32_tma",
-     "TF32: raw FP32 tiles by TMA, rounded in shared memory, wgmma m64n64k8 (2 warpgroups), 64x128 or "
-     "128x64 x32, K split where tiles are few; TMA-readable operands only",
+     "TF32: raw FP32 tiles by TMA; the 128-row operand rounded into shared memory, the 64-row one in "
+     "registers; wgmma m64n128k8, 64x128 or 128x64 x32, K split where tiles are few; TMA-readable operands only",
      tf32_tma_accepts, tf32_tma_work, tf32_tma_launch, SHIM_SGEMM_TF32},
     {"tf32x3_wgmma", "3xTF32: Hopper wgmma m64n64k8 (4 warpgroups), both operands split into TF32 hi/hx/lo images, 128x128x32",
      tf32_wgmma_accepts, no_work, tf32x3_wgmma_launch, SHIM_SGEMM_3XTF32},

@@ -3,27 +3,31 @@
  * element takes part in few products (thin M or N, long K, small squares), which the pre-split rung
  * (tf32_presplit.cu) pays for in traffic: docs/notes/sgemm.md, "the thin-shape rung".
  *   - Block tiles of 64x128 or 128x64 (BM; the side of C that is shorter gets the 64), k tiles of
- *     32; two roles, warp-specialised: two splitter warpgroups (the first of their threads also
- *     produces) and one MMA warpgroup.
- *   - The producer thread copies each k tile of A and B, as the operands lie in memory, into
- *     one of RAW_STAGES raw stages with TMA (tensor_map.h: 128-byte swizzle, zeros past every edge),
+ *     32. X is the 64-row operand's tile, Y the 128-row one's; D (64 x 128) = X Y^T is the tile of C,
+ *     or its transpose when BM == 128. Two roles, warp-specialised: two splitter warpgroups (the
+ *     first of their threads also produces) and one MMA warpgroup, which takes registers from the
+ *     splitters (setmaxnreg).
+ *   - The producer thread copies each k tile of A and B, as the operands lie in memory, into one of
+ *     RAW_STAGES raw stages with TMA (tensor_map.h: 128-byte swizzle, zeros past every edge),
  *     completing on the stage's "raw full" mbarrier. A K-contiguous operand is one box of 32 k x R
- *     rows; an R-contiguous one R / 32 boxes of 32 rows x 32 k.
- *   - The splitters read a raw stage (a K-contiguous operand as float4 of 4 k; an R-contiguous one
- *     as 4 scalars of one row down k: both take the fewest wavefronts), free it ("raw empty"),
- *     split (on the bits: split()'s results in fewer instructions, with one test a tile for values
- *     near FLT_MAX, Inf or NaN, which take split() itself) into the hi and lo images of one of
- *     IMAGE_STAGES image stages (wgmma_tf32.cuh's layout) once the MMAs have freed it ("image
- *     empty"), and arrive on its "image full".
- *   - The MMA warpgroup computes D (64 x 128) = X Y^T: X the 64-row operand's tile, Y the 128-row
- *     one's (so D is the tile of C, or its transpose when BM == 128), wgmma m64n128k8 on lo*hi,
- *     hi*lo, hi*hi for each 8 k (the small terms first), into fresh accumulators added to the
- *     running sums with FP32 adds after each k tile (the accuracy design of the earlier rungs).
- *     It only issues MMAs and adds: the splitting of the next tiles runs beside it.
+ *     rows; an R-contiguous one R / 32 boxes of 32 rows x 32 k. Every warp frees a raw stage once it
+ *     has read its part ("raw empty").
+ *   - The splitters read Y from a raw stage (K-contiguous as float4 of 4 k; R-contiguous as 4 scalars
+ *     of one row down k: both take the fewest wavefronts) and split it (on the bits: split()'s
+ *     results in fewer instructions, with one test a share for values near FLT_MAX, Inf or NaN,
+ *     which take split() itself) into the hi and lo images of one of IMAGE_STAGES image stages
+ *     (wgmma_tf32.cuh's layout) once the MMAs have freed it ("image empty"); then "image full".
+ *   - The MMA warpgroup reads X from the raw stage itself, as the A fragments of wgmma (16 values a
+ *     thread a k tile), splits them in registers by the same rule, and issues wgmma m64n128k8 with A
+ *     from registers and Y's images by descriptor: lo*hi, hi*lo, hi*hi for each 8 k (the small terms
+ *     first), into fresh accumulators added to the running sums with FP32 adds after each k tile
+ *     (the accuracy design of the earlier rungs). Tile t + 1's X is read and split while tile t's
+ *     MMAs run. X never goes through an image: a third less shared-memory traffic a tile than
+ *     splitting both operands into images, and the MMAs read 4 KB of images per instruction, not 6.
  *   - Inf and NaN (three passes) keep their hi and have lo 0, so a cross term may make a NaN where
  *     IEEE gives Inf; every output they reach comes out Inf or NaN, and every output that comes out
  *     Inf or NaN is computed again in FP32 on the CUDA cores (fp32_dot), which gives IEEE's answer
- *     (an overflow included). No flags, and no third image that the MMAs would read.
+ *     (an overflow included). No flags, and no third image.
  *   - K is split where the tiles leave multiprocessors idle: `splits` blocks per tile, each over its
  *     own run of at least MIN_SLICE k tiles, write their sums to the workspace, and a reduction adds
  *     them in slice order and applies alpha and beta (bitwise reproducible).
@@ -45,21 +49,23 @@ namespace {
 
 constexpr int BK = wg::BK;              /* 32 */
 constexpr int TILE = 192;               /* BM + BN: 64 + 128 or 128 + 64 */
-constexpr int SPLITTERS = 256;          /* two warpgroups split */
-constexpr int THREADS = 128 + SPLITTERS; /* the MMA warpgroup first (12 warps: 168 registers each) */
+constexpr int SPLITTERS = 256;          /* two warpgroups split Y */
+constexpr int THREADS = 128 + SPLITTERS; /* the MMA warpgroup first (12 warps: 168 registers each at launch) */
+/* setmaxnreg: the MMA warpgroup holds 64 sums, 64 partial sums and two k tiles of X's hi and lo
+ * fragments (64): it takes registers from the splitters, the total staying 168 a thread */
+constexpr int MMA_REGISTERS = 232, SPLITTER_REGISTERS = 136;
+static_assert(128 * MMA_REGISTERS + SPLITTERS * SPLITTER_REGISTERS <= THREADS * 168, "the block's registers");
 constexpr int ACC = 64;                 /* accumulators per MMA thread: 64 x 128 over 128 threads */
 constexpr int ROW_BYTES = BK * 4;       /* a raw or image row of one k tile: 128 bytes */
 constexpr int MIN_SLICE = 8;
 enum { HI = 0, LO = 1 };
-static_assert(TILE * BK / 4 == 6 * SPLITTERS, "a splitter's share of a k tile: 6 units of 4 values");
 
 template <int PASSES> struct shape {
     static constexpr int IMAGES = PASSES == 3 ? 2 : 1;       /* hi, lo */
     static constexpr int RAW = TILE * ROW_BYTES;              /* a raw stage: A's rows, then B's */
-    /* an image stage: the 64-row operand's images (X), then the 128-row one's (Y) */
-    static constexpr int X_IMAGE = 64 * ROW_BYTES, Y_IMAGE = 128 * ROW_BYTES, Y_BASE = IMAGES * X_IMAGE;
-    static constexpr int IMAGE_STAGE = IMAGES * TILE * ROW_BYTES;
-    static constexpr int RAW_STAGES = PASSES == 3 ? 3 : 6, IMAGE_STAGES = 3;
+    static constexpr int Y_IMAGE = 128 * ROW_BYTES;           /* one image of the 128-row operand */
+    static constexpr int IMAGE_STAGE = IMAGES * Y_IMAGE;
+    static constexpr int RAW_STAGES = PASSES == 3 ? 4 : 6, IMAGE_STAGES = 4;
     /* 1024 for aligning the raw stages (the swizzle's unit), then the stages and the mbarriers:
      * raw full and empty, image full and empty */
     static constexpr int SMEM = 1024 + RAW_STAGES * RAW + IMAGE_STAGES * IMAGE_STAGE + 2 * (RAW_STAGES + IMAGE_STAGES) * 8;
@@ -85,13 +91,21 @@ grid_plan plan_of(const shim_sgemm_args *p)
 
 /* ---- the kernel -------------------------------------------------------------------------------- */
 
-/* A splitter's share of an R x 32 operand tile: R / 32 units of 4 values, unit i at row r0 + 32 i,
+/* Raw tiles are swizzled (chunk c of box row x at chunk c ^ (x % 8)): the byte offset of element
+ * (r, k) of an R x 32 operand tile, K-contiguous (row r, 128 bytes of k) or R-contiguous (boxes of
+ * 32 rows, one 128-byte row per k) */
+template <bool KC> __device__ __forceinline__ int raw_offset(int r, int k)
+{
+    return KC ? r * ROW_BYTES + (((k / 4) ^ (r % 8)) << 4) + k % 4 * 4
+              : r / 32 * 32 * ROW_BYTES + k * ROW_BYTES + ((((r % 32) / 4) ^ (k % 8)) << 4) + r % 4 * 4;
+}
+
+/* A splitter's share of the 128 x 32 Y tile: 4 units of 4 values, unit i at row r0 + 32 i,
  * k 4 kq..4 kq + 3 (sid: the splitter's index, 0..255). Unit i's raw values and image slot lie
- * UNIT_STEP bytes after unit i - 1's, whatever the layout: a thread keeps two bases per operand.
+ * UNIT_STEP bytes after unit i - 1's, whatever the layout: a thread keeps two bases.
  *   K-contiguous: a warp covers 8 rows x 4 float4 along k (its 8-lane wavefronts: 8 rows, one k
- *   quad); R-contiguous: a warp covers 32 rows (one box) at one k quad, read as 4 scalars down k.
- * Raw tiles are swizzled (chunk c of box row x at chunk c ^ (x % 8)). */
-constexpr int UNIT_STEP = 32 * ROW_BYTES;
+ *   quad); R-contiguous: a warp covers 32 rows (one box) at one k quad, read as 4 scalars down k. */
+constexpr int UNIT_STEP = 32 * ROW_BYTES, UNITS = 4;
 
 template <bool KC> struct share {
     int raw;      /* unit 0's float4 (K-contiguous) or first scalar's column base (R-contiguous) */
@@ -103,14 +117,12 @@ template <bool KC> struct share {
         const int r0 = KC ? sid / 64 * 8 + sid % 8 : sid % 32, kq = KC ? sid / 8 % 8 : sid / 32;
         image = wg::image_offset(r0, 4 * kq);
         if (KC) {
-            raw = r0 * ROW_BYTES + ((kq ^ (r0 % 8)) << 4);
+            raw = raw_offset<true>(r0, 4 * kq);
         } else {
             raw = r0 % 4 * 4;
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const int k = 4 * kq + j;
-                down[j] = k * ROW_BYTES + (((r0 / 4) ^ (k % 8)) << 4);
-            }
+            for (int j = 0; j < 4; ++j)
+                down[j] = raw_offset<false>(r0, 4 * kq + j) - raw;
         }
     }
 
@@ -148,6 +160,48 @@ template <int PASSES> __device__ __forceinline__ void store_exact(char *to, int 
     store_images<PASSES>(to, image_bytes, hi, lo);
 }
 
+/* X's fragments for one k tile, as mma_rs128 takes them: [ks] for k 8 ks..8 ks + 7 */
+struct x_fragments {
+    uint32_t hi[BK / 8][4], lo[BK / 8][4];
+};
+
+/* an MMA thread's 16 values of the X tile at raw, split into its fragments (the same fast / exact
+ * rule as the splitters, one test for the 16) */
+template <int PASSES, bool KC> __device__ __forceinline__ void split_x(const char *raw, int lane, int warp, x_fragments &f)
+{
+    const int g = lane / 4, tq = lane % 4;
+    float4 v[BK / 8];
+#pragma unroll
+    for (int ks = 0; ks < BK / 8; ++ks) {
+        const int r = 16 * warp + g, k = 8 * ks + tq;
+        v[ks] = make_float4(*reinterpret_cast<const float *>(raw + raw_offset<KC>(r, k)),
+                            *reinterpret_cast<const float *>(raw + raw_offset<KC>(r + 8, k)),
+                            *reinterpret_cast<const float *>(raw + raw_offset<KC>(r, k + 4)),
+                            *reinterpret_cast<const float *>(raw + raw_offset<KC>(r + 8, k + 4)));
+    }
+    uint32_t big = 0;
+#pragma unroll
+    for (int ks = 0; ks < BK / 8; ++ks)
+        big = max(big, max_bits(v[ks]));
+    uint4 hi[BK / 8], lo[BK / 8];
+    if (big < FAST_LIMIT) {
+#pragma unroll
+        for (int ks = 0; ks < BK / 8; ++ks)
+            split4_fast<PASSES>(v[ks], hi[ks], lo[ks]);
+    } else {
+#pragma unroll
+        for (int ks = 0; ks < BK / 8; ++ks) {
+            uint4 hx;
+            split4_exact<PASSES>(v[ks], hi[ks], hx, lo[ks]);
+        }
+    }
+#pragma unroll
+    for (int ks = 0; ks < BK / 8; ++ks) {
+        f.hi[ks][0] = hi[ks].x, f.hi[ks][1] = hi[ks].y, f.hi[ks][2] = hi[ks].z, f.hi[ks][3] = hi[ks].w;
+        f.lo[ks][0] = lo[ks].x, f.lo[ks][1] = lo[ks].y, f.lo[ks][2] = lo[ks].z, f.lo[ks][3] = lo[ks].w;
+    }
+}
+
 /* the producer: one k tile of an R-row operand at (r0, k0) into a raw stage */
 template <bool KC, int R> __device__ __forceinline__ void copy_tile(const CUtensorMap *map, uint32_t dst, int r0, int k0, uint32_t bar)
 {
@@ -160,6 +214,40 @@ template <bool KC, int R> __device__ __forceinline__ void copy_tile(const CUtens
     }
 }
 
+/* the mbarriers and stages of a block */
+template <int PASSES> struct pipeline {
+    using S = shape<PASSES>;
+    char *raw;                    /* RAW_STAGES raw stages, 1024-aligned */
+    uint32_t raw_base, image_base;
+    uint32_t raw_full, raw_empty, image_full, image_empty;
+
+    __device__ __forceinline__ explicit pipeline(char *smem)
+    {
+        raw = smem + ((1024 - (smem_addr(smem) & 1023)) & 1023);
+        raw_base = smem_addr(raw);
+        image_base = raw_base + S::RAW_STAGES * S::RAW;
+        raw_full = image_base + S::IMAGE_STAGES * S::IMAGE_STAGE;
+        raw_empty = raw_full + 8 * S::RAW_STAGES;
+        image_full = raw_empty + 8 * S::RAW_STAGES;
+        image_empty = image_full + 8 * S::IMAGE_STAGES;
+    }
+    __device__ __forceinline__ void wait_raw(int t) const
+    {
+        mbar_wait(raw_full + 8 * (t % S::RAW_STAGES), (unsigned)(t / S::RAW_STAGES) & 1u);
+    }
+    __device__ __forceinline__ const char *raw_stage(int t) const
+    {
+        return raw + t % S::RAW_STAGES * S::RAW;
+    }
+    /* a warp is done reading raw stage t (lane 0 arrives once the warp's reads are done) */
+    __device__ __forceinline__ void free_raw(int t, int lane) const
+    {
+        __syncwarp();
+        if (lane == 0)
+            mbar_arrive(raw_empty + 8 * (t % S::RAW_STAGES));
+    }
+};
+
 template <int PASSES, int BM, bool KCA, bool KCB>
 __global__ void __launch_bounds__(THREADS, 1)
     tf32_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -167,13 +255,13 @@ __global__ void __launch_bounds__(THREADS, 1)
 {
 #ifdef SHIM_WGMMA_DEVICE
     constexpr int BN = TILE - BM;
+    /* X: the 64-row operand (A when BM == 64), in the MMA warpgroup's registers; Y: the 128-row one,
+     * in images; KCX, KCY: their layouts; X_AT, Y_AT: where their rows lie in a raw stage */
+    constexpr bool KCX = BM == 64 ? KCA : KCB, KCY = BM == 64 ? KCB : KCA;
+    constexpr int X_AT = BM == 64 ? 0 : BM * ROW_BYTES, Y_AT = BM == 64 ? BM * ROW_BYTES : 0;
     using S = shape<PASSES>;
     extern __shared__ __align__(1024) char smem[];
-    char *const raw = smem + ((1024 - (smem_addr(smem) & 1023)) & 1023);
-    char *const images = raw + S::RAW_STAGES * S::RAW;
-    const uint32_t raw_base = smem_addr(raw), image_base = smem_addr(images);
-    const uint32_t raw_full = image_base + S::IMAGE_STAGES * S::IMAGE_STAGE, raw_empty = raw_full + 8 * S::RAW_STAGES;
-    const uint32_t image_full = raw_empty + 8 * S::RAW_STAGES, image_empty = image_full + 8 * S::IMAGE_STAGES;
+    const pipeline<PASSES> pl(smem);
 
     const int slice = (int)blockIdx.x % splits, tile = (int)blockIdx.x / splits;
     const int m0 = tile % tiles_m * BM, n0 = tile / tiles_m * BN;
@@ -183,125 +271,125 @@ __global__ void __launch_bounds__(THREADS, 1)
 
     if (tid == 0) {
         for (int st = 0; st < S::RAW_STAGES; ++st) {
-            mbar_init(raw_full + 8 * st, 1);                  /* the producer's expect_tx */
-            mbar_init(raw_empty + 8 * st, SPLITTERS / 32);    /* one arrival per splitter warp */
+            mbar_init(pl.raw_full + 8 * st, 1);                    /* the producer's expect_tx */
+            mbar_init(pl.raw_empty + 8 * st, THREADS / 32);         /* one arrival per warp */
         }
         for (int st = 0; st < S::IMAGE_STAGES; ++st) {
-            mbar_init(image_full + 8 * st, SPLITTERS);        /* every splitter, after its stores */
-            mbar_init(image_empty + 8 * st, 4);               /* one arrival per MMA warp */
+            mbar_init(pl.image_full + 8 * st, SPLITTERS);          /* every splitter, after its stores */
+            mbar_init(pl.image_empty + 8 * st, 4);                 /* one arrival per MMA warp */
         }
         mbar_init_fence();
     }
     __syncthreads();
 
-    if (tid >= 128) { /* the splitters: raw stage t % RAW_STAGES into image stage t % IMAGE_STAGES */
+    if (tid >= 128) { /* the splitters: Y of raw stage t % RAW_STAGES into image stage t % IMAGE_STAGES */
+        wg::shrink_registers<SPLITTER_REGISTERS>();
         const int sid = tid - 128;
         /* the first splitter also produces: tile t's copies into raw stage t % RAW_STAGES (a
-         * thirteenth warp would leave 128 registers a thread, too few for the MMA warpgroup) */
+         * thirteenth warp would cost the MMA warpgroup registers) */
         auto produce = [&](int t) {
             const int st = t % S::RAW_STAGES;
-            if (t >= S::RAW_STAGES) /* every splitter has read tile t - RAW_STAGES */
-                mbar_wait(raw_empty + 8 * st, (unsigned)(t / S::RAW_STAGES - 1) & 1u);
-            mbar_expect(raw_full + 8 * st, S::RAW);
+            if (t >= S::RAW_STAGES) /* every warp has read tile t - RAW_STAGES */
+                mbar_wait(pl.raw_empty + 8 * st, (unsigned)(t / S::RAW_STAGES - 1) & 1u);
+            mbar_expect(pl.raw_full + 8 * st, S::RAW);
             const int k0 = (kt0 + t) * BK;
-            const uint32_t dst = raw_base + st * S::RAW;
-            copy_tile<KCA, BM>(&map_a, dst, m0, k0, raw_full + 8 * st);
-            copy_tile<KCB, BN>(&map_b, dst + BM * ROW_BYTES, n0, k0, raw_full + 8 * st);
+            const uint32_t dst = pl.raw_base + st * S::RAW;
+            copy_tile<KCA, BM>(&map_a, dst, m0, k0, pl.raw_full + 8 * st);
+            copy_tile<KCB, BN>(&map_b, dst + BM * ROW_BYTES, n0, k0, pl.raw_full + 8 * st);
         };
         if (sid == 0)
             for (int t = 0; t < min(S::RAW_STAGES - 1, tiles); ++t)
                 produce(t);
-        const share<KCA> sa(sid);
-        const share<KCB> sb(sid);
-        constexpr int UA = BM / 32, UB = BN / 32; /* units of A and of B per splitter */
-        /* where A's and B's images start in an image stage: X (the 64-row operand) first */
-        constexpr int A_IMAGES = BM == 64 ? 0 : S::Y_BASE, B_IMAGES = BM == 64 ? S::Y_BASE : 0;
-        constexpr int A_IMAGE = BM * ROW_BYTES, B_IMAGE = BN * ROW_BYTES; /* one image of each */
+        const share<KCY> sy(sid);
+        char *const images = smem + (pl.image_base - smem_addr(smem));
         for (int t = 0; t < tiles; ++t) {
-            /* RAW_STAGES - 1 tiles ahead: the stage tile t - 1 used, which the other splitters have
+            /* RAW_STAGES - 1 tiles ahead: the stage tile t - 1 used, which the other warps have
              * most likely read by now */
             if (sid == 0 && t + S::RAW_STAGES - 1 < tiles)
                 produce(t + S::RAW_STAGES - 1);
-            const int st = t % S::RAW_STAGES;
-            mbar_wait(raw_full + 8 * st, (unsigned)(t / S::RAW_STAGES) & 1u);
-            const char *const stage = raw + st * S::RAW;
-            float4 va[UA], vb[UB];
+            pl.wait_raw(t);
+            const char *const ytile = pl.raw_stage(t) + Y_AT;
+            float4 v[UNITS];
 #pragma unroll
-            for (int i = 0; i < UA; ++i)
-                va[i] = sa.read(stage, i);
-#pragma unroll
-            for (int i = 0; i < UB; ++i)
-                vb[i] = sb.read(stage + BM * ROW_BYTES, i);
-            __syncwarp();
-            if (lane == 0)
-                mbar_arrive(raw_empty + 8 * st);
+            for (int i = 0; i < UNITS; ++i)
+                v[i] = sy.read(ytile, i);
+            pl.free_raw(t, lane);
             const int is = t % S::IMAGE_STAGES;
             if (t >= S::IMAGE_STAGES) /* the MMAs of tile t - IMAGE_STAGES have read this image stage */
-                mbar_wait(image_empty + 8 * is, (unsigned)(t / S::IMAGE_STAGES - 1) & 1u);
-            char *const image = images + is * S::IMAGE_STAGE;
-            char *const ia = image + A_IMAGES + sa.image, *const ib = image + B_IMAGES + sb.image;
+                mbar_wait(pl.image_empty + 8 * is, (unsigned)(t / S::IMAGE_STAGES - 1) & 1u);
+            char *const to = images + is * S::IMAGE_STAGE + sy.image;
             /* one test for the whole share: the rounding on the bits when no value is near FLT_MAX,
              * Inf or NaN, split() on each value otherwise */
             uint32_t big = 0;
 #pragma unroll
-            for (int i = 0; i < UA; ++i)
-                big = max(big, max_bits(va[i]));
+            for (int i = 0; i < UNITS; ++i)
+                big = max(big, max_bits(v[i]));
+            if (big < FAST_LIMIT) {
 #pragma unroll
-            for (int i = 0; i < UB; ++i)
-                big = max(big, max_bits(vb[i]));
-            auto store_share = [&](auto store) {
+                for (int i = 0; i < UNITS; ++i)
+                    store_fast<PASSES>(to + i * UNIT_STEP, S::Y_IMAGE, v[i]);
+            } else {
 #pragma unroll
-                for (int i = 0; i < UA; ++i)
-                    store(ia + i * UNIT_STEP, A_IMAGE, va[i]);
-#pragma unroll
-                for (int i = 0; i < UB; ++i)
-                    store(ib + i * UNIT_STEP, B_IMAGE, vb[i]);
-            };
-            if (big < FAST_LIMIT)
-                store_share([](char *to, int bytes, const float4 &x) { store_fast<PASSES>(to, bytes, x); });
-            else
-                store_share([](char *to, int bytes, const float4 &x) { store_exact<PASSES>(to, bytes, x); });
+                for (int i = 0; i < UNITS; ++i)
+                    store_exact<PASSES>(to + i * UNIT_STEP, S::Y_IMAGE, v[i]);
+            }
             /* the tensor cores read the images through the async proxy */
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-            mbar_arrive(image_full + 8 * is);
+            mbar_arrive(pl.image_full + 8 * is);
         }
         return;
     }
 
-    /* the MMA warpgroup: D (64 x 128) = X Y^T over the tile's k range, X the 64-row operand (A when
-     * BM == 64, else B: then D is the tile of C transposed) */
+    /* the MMA warpgroup: D (64 x 128) = X Y^T over the tile's k range (D is the tile of C, or its
+     * transpose when BM == 128). X's fragments of tile t + 1 are read and split while tile t's MMAs
+     * run, into the other of two fragment sets */
+    wg::grow_registers<MMA_REGISTERS>();
     float acc[ACC], part[ACC];
 #pragma unroll
     for (int i = 0; i < ACC; ++i)
         acc[i] = part[i] = 0.0f;
-    for (int t = 0; t < tiles; ++t) {
+    auto load_x = [&](int t, x_fragments &f) {
+        pl.wait_raw(t);
+        split_x<PASSES, KCX>(pl.raw_stage(t) + X_AT, lane, warp, f);
+        pl.free_raw(t, lane);
+    };
+    auto step = [&](int t, const x_fragments &cur, x_fragments &next) {
         const int is = t % S::IMAGE_STAGES;
-        mbar_wait(image_full + 8 * is, (unsigned)(t / S::IMAGE_STAGES) & 1u);
-        uint32_t x = image_base + is * S::IMAGE_STAGE;
-        asm volatile("" : "+r"(x));
-        const uint32_t y = x + S::Y_BASE;
+        mbar_wait(pl.image_full + 8 * is, (unsigned)(t / S::IMAGE_STAGES) & 1u);
+        uint32_t y = pl.image_base + is * S::IMAGE_STAGE;
+        asm volatile("" : "+r"(y));
         wg::fence_registers<128>(part);
         wg::mma_fence();
 #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {
-            const uint32_t xk = x + ks * 2 * wg::CORE_K, yk = y + ks * 2 * wg::CORE_K;
+        for (int ks = 0; ks < BK / 8; ++ks) {
+            const uint32_t yk = y + ks * 2 * wg::CORE_K;
             if (PASSES == 3) { /* the small terms first */
-                wg::mma<128>(part, wg::descriptor(xk + LO * S::X_IMAGE), wg::descriptor(yk + HI * S::Y_IMAGE), ks);
-                wg::mma<128>(part, wg::descriptor(xk + HI * S::X_IMAGE), wg::descriptor(yk + LO * S::Y_IMAGE), 1);
-                wg::mma<128>(part, wg::descriptor(xk + HI * S::X_IMAGE), wg::descriptor(yk + HI * S::Y_IMAGE), 1);
+                wg::mma_rs128(part, cur.lo[ks], wg::descriptor(yk + HI * S::Y_IMAGE), ks);
+                wg::mma_rs128(part, cur.hi[ks], wg::descriptor(yk + LO * S::Y_IMAGE), 1);
+                wg::mma_rs128(part, cur.hi[ks], wg::descriptor(yk + HI * S::Y_IMAGE), 1);
             } else {
-                wg::mma<128>(part, wg::descriptor(xk + HI * S::X_IMAGE), wg::descriptor(yk + HI * S::Y_IMAGE), ks);
+                wg::mma_rs128(part, cur.hi[ks], wg::descriptor(yk + HI * S::Y_IMAGE), ks);
             }
         }
         wg::mma_commit();
+        if (t + 1 < tiles)
+            load_x(t + 1, next);
         wg::mma_wait_all();
         wg::fence_registers<128>(part);
         __syncwarp();
         if (lane == 0)
-            mbar_arrive(image_empty + 8 * is);
+            mbar_arrive(pl.image_empty + 8 * is);
 #pragma unroll
         for (int i = 0; i < ACC; ++i)
             acc[i] += part[i];
+    };
+    x_fragments f0, f1;
+    if (tiles > 0)
+        load_x(0, f0);
+    for (int t = 0; t < tiles; t += 2) {
+        step(t, f0, f1);
+        if (t + 1 < tiles)
+            step(t + 1, f1, f0);
     }
 
     /* accumulator 4 j + e: D row 16 warp + g (+ 8 for e >= 2), column 8 j + 2 tq (+ 1 for odd e);
@@ -309,21 +397,32 @@ __global__ void __launch_bounds__(THREADS, 1)
      * Inf or NaN is computed again in FP32 (an Inf or NaN operand, whose lo is 0, or an overflow) */
     const int g = lane / 4, tq = lane % 4;
     const int64_t total = (int64_t)p.m * p.n;
+    auto at = [&](int i, int &row, int &col) { /* accumulator i's place in C */
+        const int di = warp * 16 + g + (i % 4 >= 2 ? 8 : 0), dj = 8 * (i / 4) + 2 * tq + (i & 1);
+        row = BM == 64 ? m0 + di : m0 + dj;
+        col = BM == 64 ? n0 + dj : n0 + di;
+    };
+    uint64_t again = 0; /* the accumulators to compute again in FP32 */
 #pragma unroll
-    for (int j = 0; j < 16; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int di = warp * 16 + g + (e >= 2 ? 8 : 0), dj = 8 * j + 2 * tq + (e & 1);
-            const int row = BM == 64 ? m0 + di : m0 + dj, col = BM == 64 ? n0 + dj : n0 + di;
-            if (row < p.m && col < p.n) {
-                if (splits > 1)
-                    sums[slice * total + (int64_t)col * p.m + row] = acc[4 * j + e];
-                else if (PASSES == 3 && !isfinite(acc[4 * j + e]))
-                    store_c1(p, row, col, fp32_dot(p, KCA, !KCB, row, col));
-                else
-                    store_c1(p, row, col, acc[4 * j + e]);
-            }
+    for (int i = 0; i < ACC; ++i) {
+        int row, col;
+        at(i, row, col);
+        if (row < p.m && col < p.n) {
+            if (splits > 1)
+                sums[slice * total + (int64_t)col * p.m + row] = acc[i];
+            else if (PASSES == 3 && !isfinite(acc[i]))
+                again |= 1ull << i;
+            else
+                store_c1(p, row, col, acc[i]);
         }
+    }
+    while (again) { /* rare: one copy of the FP32 loop, not one per accumulator */
+        const int i = __ffsll((long long)again) - 1;
+        again &= again - 1;
+        int row, col;
+        at(i, row, col);
+        store_c1(p, row, col, fp32_dot(p, KCA, !KCB, row, col));
+    }
 #else
     (void)map_a;
     (void)map_b;

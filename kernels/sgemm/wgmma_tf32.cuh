@@ -106,6 +106,54 @@ template <> __device__ __forceinline__ void mma<128>(float (&d)[64], uint64_t a,
 #endif
 }
 
+/* d (+)= a b with the 64 x 8 tile of A in registers: thread t holds a[e] = A(16 (t / 32) + t % 32 / 4
+ * + 8 (e & 1), t % 4 + 4 (e >= 2)), the TF32 bits (the layout of mma.sync's A fragment, a warp per
+ * 16 rows); B by descriptor, d as mma<128>. The registers of a must not change until the MMA has
+ * completed (mma_wait). */
+__device__ __forceinline__ void mma_rs128(float (&d)[64], const uint32_t (&a)[4], uint64_t b, int accumulate)
+{
+#ifdef SHIM_WGMMA_DEVICE
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, "
+                 "%8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, "
+                 "%24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, "
+                 "%56, %57, %58, %59, %60, %61, %62, %63"
+                 "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n"
+                 "}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+#endif
+}
+
+/* the register budget of this warpgroup's threads from here on (setmaxnreg: a warp-specialised
+ * kernel moves registers from the warpgroups that need few to the one that needs many) */
+template <int N> __device__ __forceinline__ void grow_registers()
+{
+#ifdef SHIM_WGMMA_DEVICE
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+template <int N> __device__ __forceinline__ void shrink_registers()
+{
+#ifdef SHIM_WGMMA_DEVICE
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+
 __device__ __forceinline__ void mma_fence()
 {
 #ifdef SHIM_WGMMA_DEVICE
