@@ -523,12 +523,14 @@ size_t tf32_tma_work(const shim_sgemm_args *p)
 /* Seconds a call is expected to take, for the selector to weigh against the other kernels: the
  * blocks' waves (a k tile of a block, TILE_S, and a block's start and end, BLOCK_S) or the operands'
  * first reading from memory if that is longer, then the reduction and the launch. Rates measured on
- * the H200 (2026-11-23, docs/notes/sgemm.md "the thin-shape rung"): within 7 % of the measured time
- * on 2048^3, 4096^3, 1000^3, 64x4096x4096, 8192x128x8192 and 16384x16384x256. */
+ * the H200 with the X operand in registers (2026-11-23, docs/notes/sgemm.md "the thin-shape rung"):
+ * within 6 % of the measured time on 2048^3, 1000^3 (NN, TT), 64x4096x4096 (NN, TT),
+ * 8192x128x8192 (NN, TN) and 128x8192x8192; 9 % under it on 16384x16384x256, which pre-split
+ * takes. */
 double tf32_tma_cost(const shim_sgemm_args *p, int passes)
 {
     constexpr double BYTES_PER_S = 3.0e12, BLOCK_S = 2.9e-6, LAUNCH_S = 4.0e-6, REDUCE_S = 4.0e-6;
-    const double tile_s = passes == 3 ? 1.05e-6 : 0.70e-6;
+    const double tile_s = passes == 3 ? 0.83e-6 : 0.62e-6;
     const grid_plan g = plan_of(p);
     const int sms = sm_count();
     const int64_t waves = ((int64_t)g.tiles_m * g.tiles_n * g.splits + sms - 1) / sms;
