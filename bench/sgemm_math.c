@@ -8,7 +8,8 @@
  * cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32), our fp32 and 3xtf32 modes (the selector's choice) and
  * each of our tensor-core variants (3xTF32 and TF32) by name.
  * Speed: TFLOP/s (median of 5 after warm-up) of cuBLAS pedantic FP32 and the same methods of ours, on
- * squares 2048-16384 (NN) and on the four transpose cases and the awkward shapes of docs/perf.md.
+ * squares 2048-16384 (NN), the four transpose cases at 8192^3, and the awkward shapes of docs/perf.md
+ * (64x4096x4096 and 8192x128x8192 in all four transpose cases, 1000^3 NN and TT).
  * Usage: sgemm_math [CSV [accuracy]]   (markdown to stdout, one CSV of both parts; "accuracy": that part only)
  *        sgemm_math CSV profile NAME M N K [TA TB]   (one method on one shape, for a profiler: see
  *        profile(); NAME: cublas, fp32, 3xtf32 or a variant's name; TA, TB: N or T) */
@@ -252,8 +253,10 @@ static void speed(FILE *csv)
     } shapes[] = {{2048, 2048, 2048, 0, 0},  {4096, 4096, 4096, 0, 0}, {8192, 8192, 8192, 0, 0},
                   {16384, 16384, 16384, 0, 0}, {8192, 8192, 8192, 1, 0}, {8192, 8192, 8192, 0, 1},
                   {8192, 8192, 8192, 1, 1},  {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0},
-                  {64, 4096, 4096, 0, 0},    {8192, 128, 8192, 0, 0},  {16384, 16384, 256, 0, 0},
-                  {3000, 5000, 700, 1, 0}};
+                  {1000, 1000, 1000, 1, 1},  {64, 4096, 4096, 0, 0},   {64, 4096, 4096, 1, 0},
+                  {64, 4096, 4096, 0, 1},    {64, 4096, 4096, 1, 1},   {8192, 128, 8192, 0, 0},
+                  {8192, 128, 8192, 1, 0},   {8192, 128, 8192, 0, 1},  {8192, 128, 8192, 1, 1},
+                  {16384, 16384, 256, 0, 0}, {3000, 5000, 700, 1, 0}};
     const size_t max_elems = (size_t)16384 * 16384;
     float *a, *b, *c;
     BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * max_elems));
