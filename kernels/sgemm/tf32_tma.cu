@@ -165,20 +165,39 @@ struct x_fragments {
     uint32_t hi[BK / 8][4], lo[BK / 8][4];
 };
 
+/* where an MMA thread's 16 values of X lie in a raw tile, value e of k step ks at
+ * raw_offset(16 warp + g + 8 (e & 1), 8 ks + tq + 4 (e >> 1)): the swizzle makes the offsets
+ * depend on the thread, not on the tile, so they are worked out once. K-contiguous: rows 8 apart
+ * are 1024 bytes apart (the same chunk XOR), so 8 offsets, one per (ks, e >> 1); R-contiguous:
+ * k 8 apart are 1024 bytes apart, so 4, one per (e & 1, e >> 1). */
+template <bool KC> struct x_places {
+    int at[KC ? 8 : 4];
+
+    __device__ __forceinline__ x_places(int lane, int warp)
+    {
+        const int r = 16 * warp + lane / 4, tq = lane % 4;
+#pragma unroll
+        for (int i = 0; i < (KC ? 8 : 4); ++i)
+            at[i] = KC ? raw_offset<true>(r, 8 * (i / 2) + tq + 4 * (i % 2))
+                       : raw_offset<false>(r + 8 * (i / 2), tq + 4 * (i % 2));
+    }
+    __device__ __forceinline__ int of(int ks, int e) const
+    {
+        return KC ? at[2 * ks + e / 2] + (e & 1) * 8 * ROW_BYTES : at[2 * (e & 1) + e / 2] + ks * 8 * ROW_BYTES;
+    }
+};
+
 /* an MMA thread's 16 values of the X tile at raw, split into its fragments (the same fast / exact
  * rule as the splitters, one test for the 16) */
-template <int PASSES, bool KC> __device__ __forceinline__ void split_x(const char *raw, int lane, int warp, x_fragments &f)
+template <int PASSES, bool KC> __device__ __forceinline__ void split_x(const char *raw, const x_places<KC> &at, x_fragments &f)
 {
-    const int g = lane / 4, tq = lane % 4;
     float4 v[BK / 8];
 #pragma unroll
-    for (int ks = 0; ks < BK / 8; ++ks) {
-        const int r = 16 * warp + g, k = 8 * ks + tq;
-        v[ks] = make_float4(*reinterpret_cast<const float *>(raw + raw_offset<KC>(r, k)),
-                            *reinterpret_cast<const float *>(raw + raw_offset<KC>(r + 8, k)),
-                            *reinterpret_cast<const float *>(raw + raw_offset<KC>(r, k + 4)),
-                            *reinterpret_cast<const float *>(raw + raw_offset<KC>(r + 8, k + 4)));
-    }
+    for (int ks = 0; ks < BK / 8; ++ks)
+        v[ks] = make_float4(*reinterpret_cast<const float *>(raw + at.of(ks, 0)),
+                            *reinterpret_cast<const float *>(raw + at.of(ks, 1)),
+                            *reinterpret_cast<const float *>(raw + at.of(ks, 2)),
+                            *reinterpret_cast<const float *>(raw + at.of(ks, 3)));
     uint32_t big = 0;
 #pragma unroll
     for (int ks = 0; ks < BK / 8; ++ks)
@@ -348,9 +367,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
     for (int i = 0; i < ACC; ++i)
         acc[i] = part[i] = 0.0f;
+    const x_places<KCX> xat(lane, warp);
     auto load_x = [&](int t, x_fragments &f) {
         pl.wait_raw(t);
-        split_x<PASSES, KCX>(pl.raw_stage(t) + X_AT, lane, warp, f);
+        split_x<PASSES, KCX>(pl.raw_stage(t) + X_AT, xat, f);
         pl.free_raw(t, lane);
     };
     auto step = [&](int t, const x_fragments &cur, x_fragments &next) {
