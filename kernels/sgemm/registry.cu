@@ -89,7 +89,7 @@ const shim_sgemm_variant variants[] = {
     /* the tensor-core variants first: the FP32 ladder's order below stays what it says */
     {"tf32x3_presplit",
      "3xTF32: operands split once into TF32 hi/lo images in the workspace, bulk-copied to a warp-specialised "
-     "wgmma m64n128k8 kernel (2 consumer warpgroups, 3 stages), 128x128x32; Inf/NaN rows and columns in FP32",
+     "wgmma m64n128k8 kernel (2 consumer warpgroups, 3 stages), 128x128x32; Inf/NaN outputs in FP32",
      tf32_presplit_accepts, tf32x3_presplit_work, tf32x3_presplit_launch, SHIM_SGEMM_3XTF32},
     {"tf32_presplit",
      "TF32: operands rounded once into TF32 images in the workspace, bulk-copied to a warp-specialised wgmma "

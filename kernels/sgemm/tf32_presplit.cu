@@ -5,22 +5,23 @@
  *      writes its TF32 images (hi; with three passes also lo) to the workspace in the layout shared
  *      memory wants (wgmma_tf32.cuh), zeros past the edges. Chunks of one row block follow each
  *      other along k, so a block tile's k walk reads contiguous memory.
- *      Inf and NaN (three passes): their hi and lo are written as 0, so no product of the split sees
- *      one, and the row of A (column of B) that holds one is flagged.
+ *      Inf and NaN (three passes) keep their hi and get lo 0.
  *   2. gemm: 128x128 block tiles; a producer warp bulk-copies (cp.async.bulk) each k tile's A and B
  *      chunks into one of STAGES shared stages, completing on the stage's "full" mbarrier; two
  *      consumer warpgroups of 64 x 128 wait on it, issue wgmma m64n128k8 (lo*hi, hi*lo, hi*hi: the
  *      small terms first), and free the stage on its "empty" mbarrier. Each k tile's products go
  *      into fresh accumulators, added to the running sums with FP32 adds (the accuracy design of the
- *      earlier rungs). Outputs in a flagged row or column are left to the fix-up.
+ *      earlier rungs).
  *      Grids of fewer tiles than the GPU has multiprocessors split K: `splits` blocks per tile, each
  *      over its own run of k tiles, write their sums to the workspace, and a reduction adds them in
  *      slice order and applies alpha and beta.
- *   3. fix-up (three passes, only when something was flagged): every output in a flagged row of A or
- *      column of B is computed in FP32 on the CUDA cores, so that Inf x finite = Inf, Inf x 0 = NaN
- *      and NaN stays NaN, exactly as IEEE FP32 arithmetic gives them.
- * The workspace holds the images and the flags (about 4 bytes an element of A and B per image), and
- * the slices' sums when K is split.
+ *   3. Inf and NaN (three passes): every output an Inf or NaN operand reaches comes out Inf or NaN
+ *      (the hi x hi term alone makes it so, though a cross term may turn IEEE's Inf into a NaN), and
+ *      every output that comes out Inf or NaN is computed again in FP32 on the CUDA cores
+ *      (fp32_dot), in the epilogue or in the reduction: IEEE's answer, an overflow included. The
+ *      rule of tf32_tma.cu; no flags, no fix-up kernel.
+ * The workspace holds the images (about 4 bytes an element of A and B per image), and the slices'
+ * sums when K is split.
  * The k order of every output element is fixed: results are bitwise reproducible. */
 #include <atomic>
 #include <cstdint>
@@ -50,11 +51,9 @@ template <int PASSES> struct shape {
     static constexpr int SMEM = STAGES * STAGE + 2 * STAGES * 8; /* and the full/empty mbarriers */
 };
 
-/* where the workspace puts the images and flags */
+/* where the workspace puts the images */
 struct images {
     const char *a, *b;         /* chunk (row block rb, k tile kt) at (rb * ktiles + kt) * CHUNK */
-    unsigned *flag_a, *flag_b; /* m and n words: 1 where the row of op(A) / column of op(B) holds Inf or NaN */
-    unsigned *any;             /* 1 when any flag is set */
     float *sums;               /* split K: slice s's m x n sums at s * m * n, column-major */
     int ktiles;
     int kslice;                /* k tiles per slice; ktiles when K is not split */
@@ -86,17 +85,11 @@ int splits_of(const shim_sgemm_args *p)
     return std::max(1, (ktiles + kslice - 1) / kslice);
 }
 
-size_t flag_bytes(const shim_sgemm_args *p)
-{
-    /* rounded to 16 bytes: the sums follow */
-    return ((size_t)(p->m + p->n + 1) * sizeof(unsigned) + 15) & ~(size_t)15;
-}
-
 template <int PASSES> size_t work_bytes(const shim_sgemm_args *p)
 {
     const int splits = splits_of(p);
     const size_t sums = splits > 1 ? (size_t)splits * p->m * p->n * sizeof(float) : 0;
-    return 128 + image_bytes<PASSES>(p) + flag_bytes(p) + sums;
+    return 128 + image_bytes<PASSES>(p) + sums;
 }
 
 template <int PASSES> images layout(const shim_sgemm_args *p)
@@ -106,11 +99,8 @@ template <int PASSES> images layout(const shim_sgemm_args *p)
     im.ktiles = (p->k + BK - 1) / BK;
     im.a = base;
     im.b = base + (size_t)(blocks_of(p->m) * im.ktiles) * shape<PASSES>::CHUNK;
-    im.flag_a = (unsigned *)(base + image_bytes<PASSES>(p));
-    im.flag_b = im.flag_a + p->m;
-    im.any = im.flag_b + p->n;
     im.kslice = kslice_of(p);
-    im.sums = im.kslice < im.ktiles ? (float *)((char *)im.flag_a + flag_bytes(p)) : nullptr;
+    im.sums = im.kslice < im.ktiles ? (float *)(base + image_bytes<PASSES>(p)) : nullptr;
     return im;
 }
 
@@ -121,7 +111,7 @@ constexpr int PACK_THREADS = 256;
 /* packs chunk c = rb * ktiles + kt of an operand (R x K view, KC: K-contiguous) */
 template <int PASSES, bool KC>
 __device__ __forceinline__ void pack_chunk(float (&tile)[ROWS][BK + 1], const operand &x, int k, int ktiles, int64_t c,
-                                           char *chunks, unsigned *flags, unsigned *any)
+                                           char *chunks)
 {
     const int r0 = (int)(c / ktiles) * ROWS, k0 = (int)(c % ktiles) * BK;
     const int tid = (int)threadIdx.x;
@@ -140,26 +130,15 @@ __device__ __forceinline__ void pack_chunk(float (&tile)[ROWS][BK + 1], const op
         const int byte = (tid + e * PACK_THREADS) * 16;
         const int r = byte / wg::CORE_N * 8 + byte % wg::CORE_K / 16, l = byte % wg::CORE_N / wg::CORE_K * 4;
         uint32_t hi[4], lo[4];
-        bool bad = false;
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-            const float v = tile[r][l + j];
-            const split_value s = split<PASSES>(v);
-            if (PASSES == 3 && (__float_as_uint(v) & 0x7f800000u) == 0x7f800000u) {
-                bad = true; /* Inf or NaN: left to the fix-up, 0 for the products */
-                hi[j] = lo[j] = 0u;
-            } else {
-                hi[j] = s.hi;
-                lo[j] = s.lo;
-            }
+            const split_value s = split<PASSES>(tile[r][l + j]);
+            hi[j] = s.hi;
+            lo[j] = s.lo;
         }
         *reinterpret_cast<uint4 *>(chunk + byte) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
         if (PASSES == 3)
             *reinterpret_cast<uint4 *>(chunk + IMAGE_BYTES + byte) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
-        if (bad) {
-            flags[r0 + r] = 1u; /* a non-finite value lies inside the matrix: r0 + r < R */
-            *any = 1u;
-        }
     }
 }
 
@@ -171,15 +150,16 @@ __global__ void __launch_bounds__(PACK_THREADS) pack_kernel(const operand a, con
     __shared__ float tile[ROWS][BK + 1];
     const int64_t c = blockIdx.x;
     if (c < chunks_a)
-        pack_chunk<PASSES, KCA>(tile, a, k, im.ktiles, c, (char *)im.a, im.flag_a, im.any);
+        pack_chunk<PASSES, KCA>(tile, a, k, im.ktiles, c, (char *)im.a);
     else
-        pack_chunk<PASSES, KCB>(tile, b, k, im.ktiles, c - chunks_a, (char *)im.b, im.flag_b, im.any);
+        pack_chunk<PASSES, KCB>(tile, b, k, im.ktiles, c - chunks_a, (char *)im.b);
 }
 
 /* ---- 2. gemm --------------------------------------------------------------------------------- */
 
 template <int PASSES>
-__global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const images im, int tiles_m, int tiles_n)
+__global__ void __launch_bounds__(THREADS, 1)
+    gemm_kernel(const problem p, int transa, int transb, const images im, int tiles_m, int tiles_n)
 {
 #ifdef SHIM_WGMMA_DEVICE
     using S = shape<PASSES>;
@@ -252,25 +232,40 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const
             acc[i] += part[i];
     }
 
-    /* accumulator 4 j + e: row g (+ 8 for e >= 2), column 8 j + 2 t (+ 1 for odd e) */
+    /* accumulator i = 4 j + e: row g (+ 8 for e >= 2), column 8 j + 2 t (+ 1 for odd e); three
+     * passes: a sum that came out Inf or NaN is computed again in FP32 (3. above) */
     const int lane = tid % 32, g = lane / 4, t = lane % 4;
     const int row0 = tm * BM + group * 64 + tid % 128 / 32 * 16 + g, col0 = tn * BN + 2 * t;
-    const bool flagged = PASSES == 3 && *im.any;
+    auto at = [&](int i, int &row, int &col) {
+        row = row0 + (i % 4 >= 2 ? 8 : 0);
+        col = col0 + 8 * (i / 4) + (i & 1);
+    };
     float *sums = im.sums ? im.sums + (size_t)slice * p.m * p.n : nullptr;
+    uint64_t again = 0; /* the accumulators to compute again in FP32 */
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int row = row0 + (e >= 2 ? 8 : 0), col = col0 + 8 * j + (e & 1);
-            if (row >= p.m || col >= p.n)
-                continue;
-            if (sums)
-                sums[(size_t)col * p.m + row] = acc[4 * j + e];
-            else if (!(flagged && (im.flag_a[row] | im.flag_b[col])))
-                store_c1(p, row, col, acc[4 * j + e]);
-        }
+    for (int i = 0; i < ACC; ++i) {
+        int row, col;
+        at(i, row, col);
+        if (row >= p.m || col >= p.n)
+            continue;
+        if (sums)
+            sums[(size_t)col * p.m + row] = acc[i];
+        else if (PASSES == 3 && !isfinite(acc[i]))
+            again |= 1ull << i;
+        else
+            store_c1(p, row, col, acc[i]);
+    }
+    while (again) { /* rare: one copy of the FP32 loop */
+        const int i = __ffsll((long long)again) - 1;
+        again &= again - 1;
+        int row, col;
+        at(i, row, col);
+        store_c1(p, row, col, fp32_dot(p, transa, transb, row, col));
+    }
 #else
     (void)p;
+    (void)transa;
+    (void)transb;
     (void)im;
     (void)tiles_m;
     (void)tiles_n;
@@ -278,39 +273,18 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const problem p, const
 #endif
 }
 
-/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C; the outputs in a
- * flagged row or column are computed here in FP32 (no separate fix-up) */
+/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C; three passes: a sum
+ * that came out Inf or NaN in FP32, as the epilogue does */
 template <int PASSES>
 __global__ void __launch_bounds__(256) reduce_kernel(const problem p, int transa, int transb, const images im, int splits)
 {
-    const bool flagged = PASSES == 3 && *im.any;
     const int64_t total = (int64_t)p.m * p.n;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
         const int i = (int)(e % p.m), j = (int)(e / p.m);
-        if (flagged && (im.flag_a[i] | im.flag_b[j])) {
-            store_c1(p, i, j, fp32_dot(p, transa, transb, i, j));
-            continue;
-        }
         float s = im.sums[e];
         for (int sl = 1; sl < splits; ++sl)
             s += im.sums[sl * total + e];
-        store_c1(p, i, j, s);
-    }
-}
-
-/* ---- 3. fix-up ------------------------------------------------------------------------------- */
-
-/* K not split: every output in a flagged row or column, in FP32; one block per column of C, its
- * threads down the rows */
-__global__ void __launch_bounds__(256) fixup_kernel(const problem p, int transa, int transb, const images im)
-{
-    if (!*im.any)
-        return;
-    for (int j = (int)blockIdx.x; j < p.n; j += (int)gridDim.x) {
-        const bool column = im.flag_b[j] != 0;
-        for (int i = (int)threadIdx.x; i < p.m; i += (int)blockDim.x)
-            if (column || im.flag_a[i])
-                store_c1(p, i, j, fp32_dot(p, transa, transb, i, j));
+        store_c1(p, i, j, PASSES == 3 && !isfinite(s) ? fp32_dot(p, transa, transb, i, j) : s);
     }
 }
 
@@ -329,33 +303,26 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
     using S = shape<PASSES>;
     const problem q = make_problem(p);
     const images im = layout<PASSES>(p);
-    cudaError_t err = cudaSuccess;
-    if (PASSES == 3)
-        err = cudaMemsetAsync(im.flag_a, 0, (size_t)(p->m + p->n + 1) * sizeof(unsigned), p->stream);
     /* op(A) is K-contiguous when A is stored transposed; op(B)^T when B is not */
-    if (err == cudaSuccess)
-        err = p->transa ? (p->transb ? pack<PASSES, true, false>(p, q, im) : pack<PASSES, true, true>(p, q, im))
+    cudaError_t err = p->transa ? (p->transb ? pack<PASSES, true, false>(p, q, im) : pack<PASSES, true, true>(p, q, im))
                         : (p->transb ? pack<PASSES, false, false>(p, q, im) : pack<PASSES, false, true>(p, q, im));
     if (err != cudaSuccess)
         return err;
 
-    void (*kernel)(const problem, const images, int, int) = gemm_kernel<PASSES>;
+    void (*kernel)(const problem, int, int, const images, int, int) = gemm_kernel<PASSES>;
     static std::atomic<unsigned long long> configured{0};
     err = smem_attribute_once(kernel, S::SMEM, configured);
     if (err != cudaSuccess)
         return err;
     const int tiles_m = (int)blocks_of(p->m), tiles_n = (int)blocks_of(p->n);
     const int splits = (im.ktiles + im.kslice - 1) / im.kslice;
-    kernel<<<(unsigned)((int64_t)tiles_m * tiles_n * splits), THREADS, S::SMEM, p->stream>>>(q, im, tiles_m, tiles_n);
+    kernel<<<(unsigned)((int64_t)tiles_m * tiles_n * splits), THREADS, S::SMEM, p->stream>>>(q, p->transa, p->transb, im,
+                                                                                             tiles_m, tiles_n);
     err = cudaGetLastError();
     if (err == cudaSuccess && splits > 1) {
         const int64_t total = (int64_t)p->m * p->n;
         const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
         reduce_kernel<PASSES><<<(unsigned)blocks, 256, 0, p->stream>>>(q, p->transa, p->transb, im, splits);
-        err = cudaGetLastError();
-    } else if (err == cudaSuccess && PASSES == 3) {
-        const int columns = (int)std::min<int64_t>(p->n, (int64_t)sm_count() * 8);
-        fixup_kernel<<<(unsigned)columns, 256, 0, p->stream>>>(q, p->transa, p->transb, im);
         err = cudaGetLastError();
     }
     return err;
