@@ -85,19 +85,6 @@ template <bool KC> __device__ __forceinline__ float load_or_zero(const operand &
     return (r < x.rows && l < kend) ? *element_ptr<KC>(x, r, l) : 0.0f;
 }
 
-/* output (i, j) in FP32 on the CUDA cores, k in order: IEEE's Inf and NaN where the tensor-core
- * variants' split cannot give them (tf32_presplit.cu, tf32_tma.cu) */
-__device__ inline float fp32_dot(const problem &p, int transa, int transb, int i, int j)
-{
-    float s = 0.0f;
-    for (int l = 0; l < p.k; ++l) {
-        const float a = transa ? *element_ptr<true>(p.a, i, l) : *element_ptr<false>(p.a, i, l);
-        const float b = transb ? *element_ptr<false>(p.b, j, l) : *element_ptr<true>(p.b, j, l);
-        s = fmaf(a, b, s);
-    }
-    return s;
-}
-
 /* C(i, j) := alpha*acc + beta*C(i, j); with beta == 0 C is not read, so NaN there cannot leak */
 __device__ __forceinline__ void store_c1(const problem &p, int i, int j, float acc)
 {

@@ -35,8 +35,7 @@ cudaError_t tf32x3_wgmma_launch(const shim_sgemm_args *p);
 /* the current device is a compute capability 9.0 GPU and the Hopper files were built for sm_90a */
 bool wgmma_usable();
 /* the same arithmetic with the split paid once: a pass writes each operand's TF32 parts to the
- * workspace as the shared-memory images, a warp-specialised wgmma kernel bulk-copies them, and a
- * last pass recomputes in FP32 the outputs whose row of A or column of B holds an Inf or NaN
+ * workspace as the shared-memory images and a warp-specialised wgmma kernel bulk-copies them
  * (tf32_presplit.cu, sm_90a) */
 int tf32_presplit_accepts(const shim_sgemm_args *p);
 /* its expected seconds (passes: 1 or 3), to weigh against the FP32 kernels' plan_cost */
@@ -46,9 +45,9 @@ size_t tf32x3_presplit_work(const shim_sgemm_args *p);
 cudaError_t tf32_presplit_launch(const shim_sgemm_args *p);
 cudaError_t tf32x3_presplit_launch(const shim_sgemm_args *p);
 
-/* the same arithmetic fed by TMA: raw FP32 tiles copied to shared memory, split there by the
- * consumer warpgroups (tf32_tma.cu, sm_90a; operands 16-byte aligned with leading dimensions a
- * multiple of 4) */
+/* the same arithmetic fed by TMA: raw FP32 tiles copied to shared memory, the 128-row operand split
+ * there by splitter warpgroups, the 64-row one in the MMA warpgroup's registers (tf32_tma.cu,
+ * sm_90a; operands 16-byte aligned with leading dimensions a multiple of 4) */
 int tf32_tma_accepts(const shim_sgemm_args *p);
 double tf32_tma_cost(const shim_sgemm_args *p, int passes);
 size_t tf32_tma_work(const shim_sgemm_args *p);

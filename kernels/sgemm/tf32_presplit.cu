@@ -15,11 +15,8 @@
  *      Grids of fewer tiles than the GPU has multiprocessors split K: `splits` blocks per tile, each
  *      over its own run of k tiles, write their sums to the workspace, and a reduction adds them in
  *      slice order and applies alpha and beta.
- *   3. Inf and NaN (three passes): every output an Inf or NaN operand reaches comes out Inf or NaN
- *      (the hi x hi term alone makes it so, though a cross term may turn IEEE's Inf into a NaN), and
- *      every output that comes out Inf or NaN is computed again in FP32 on the CUDA cores
- *      (fp32_dot), in the epilogue or in the reduction: IEEE's answer, an overflow included. The
- *      rule of tf32_tma.cu; no flags, no fix-up kernel.
+ *   3. Inf and NaN (three passes): the rule of tf32_outputs.cuh (hi kept, lo 0, every output that
+ *      comes out Inf or NaN computed again in FP32, in the epilogue or the reduction); no flags.
  * The workspace holds the images (about 4 bytes an element of A and B per image), and the slices'
  * sums when K is split.
  * The k order of every output element is fixed: results are bitwise reproducible. */
@@ -29,6 +26,7 @@
 #include "bulk_copy.cuh"
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
+#include "tf32_outputs.cuh"
 #include "tf32_split.cuh"
 #include "wgmma_tf32.cuh"
 
@@ -232,8 +230,8 @@ __global__ void __launch_bounds__(THREADS, 1)
             acc[i] += part[i];
     }
 
-    /* accumulator i = 4 j + e: row g (+ 8 for e >= 2), column 8 j + 2 t (+ 1 for odd e); three
-     * passes: a sum that came out Inf or NaN is computed again in FP32 (3. above) */
+    /* accumulator i = 4 j + e: row g (+ 8 for e >= 2), column 8 j + 2 t (+ 1 for odd e); with K
+     * split, the sums; tf32_outputs.cuh */
     const int lane = tid % 32, g = lane / 4, t = lane % 4;
     const int row0 = tm * BM + group * 64 + tid % 128 / 32 * 16 + g, col0 = tn * BN + 2 * t;
     auto at = [&](int i, int &row, int &col) {
@@ -241,27 +239,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         col = col0 + 8 * (i / 4) + (i & 1);
     };
     float *sums = im.sums ? im.sums + (size_t)slice * p.m * p.n : nullptr;
-    uint64_t again = 0; /* the accumulators to compute again in FP32 */
-#pragma unroll
-    for (int i = 0; i < ACC; ++i) {
-        int row, col;
-        at(i, row, col);
-        if (row >= p.m || col >= p.n)
-            continue;
-        if (sums)
-            sums[(size_t)col * p.m + row] = acc[i];
-        else if (PASSES == 3 && !isfinite(acc[i]))
-            again |= 1ull << i;
-        else
-            store_c1(p, row, col, acc[i]);
-    }
-    while (again) { /* rare: one copy of the FP32 loop */
-        const int i = __ffsll((long long)again) - 1;
-        again &= again - 1;
-        int row, col;
-        at(i, row, col);
-        store_c1(p, row, col, fp32_dot(p, transa, transb, row, col));
-    }
+    store_sums<PASSES>(p, transa, transb, acc, sums, at);
 #else
     (void)p;
     (void)transa;
@@ -271,21 +249,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     (void)tiles_n;
     __trap(); /* not built for this GPU: the variant does not accept (wgmma_usable) */
 #endif
-}
-
-/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C; three passes: a sum
- * that came out Inf or NaN in FP32, as the epilogue does */
-template <int PASSES>
-__global__ void __launch_bounds__(256) reduce_kernel(const problem p, int transa, int transb, const images im, int splits)
-{
-    const int64_t total = (int64_t)p.m * p.n;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
-        const int i = (int)(e % p.m), j = (int)(e / p.m);
-        float s = im.sums[e];
-        for (int sl = 1; sl < splits; ++sl)
-            s += im.sums[sl * total + e];
-        store_c1(p, i, j, PASSES == 3 && !isfinite(s) ? fp32_dot(p, transa, transb, i, j) : s);
-    }
 }
 
 /* ---- launch ---------------------------------------------------------------------------------- */
@@ -319,12 +282,8 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
     kernel<<<(unsigned)((int64_t)tiles_m * tiles_n * splits), THREADS, S::SMEM, p->stream>>>(q, p->transa, p->transb, im,
                                                                                              tiles_m, tiles_n);
     err = cudaGetLastError();
-    if (err == cudaSuccess && splits > 1) {
-        const int64_t total = (int64_t)p->m * p->n;
-        const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
-        reduce_kernel<PASSES><<<(unsigned)blocks, 256, 0, p->stream>>>(q, p->transa, p->transb, im, splits);
-        err = cudaGetLastError();
-    }
+    if (err == cudaSuccess && splits > 1)
+        err = reduce_slices<PASSES>(p, q, im.sums, splits);
     return err;
 }
 

@@ -24,10 +24,8 @@
  *     (the accuracy design of the earlier rungs). Tile t + 1's X is read and split while tile t's
  *     MMAs run. X never goes through an image: a third less shared-memory traffic a tile than
  *     splitting both operands into images, and the MMAs read 4 KB of images per instruction, not 6.
- *   - Inf and NaN (three passes) keep their hi and have lo 0, so a cross term may make a NaN where
- *     IEEE gives Inf; every output they reach comes out Inf or NaN, and every output that comes out
- *     Inf or NaN is computed again in FP32 on the CUDA cores (fp32_dot), which gives IEEE's answer
- *     (an overflow included). No flags, and no third image.
+ *   - Inf and NaN (three passes): the rule of tf32_outputs.cuh (hi kept, lo 0, every output that
+ *     comes out Inf or NaN computed again in FP32), so no third image.
  *   - K is split where the tiles leave multiprocessors idle: `splits` blocks per tile, each over its
  *     own run of at least MIN_SLICE k tiles, write their sums to the workspace, and a reduction adds
  *     them in slice order and applies alpha and beta (bitwise reproducible).
@@ -41,6 +39,7 @@
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
 #include "tensor_map.h"
+#include "tf32_outputs.cuh"
 #include "tf32_split.cuh"
 #include "wgmma_tf32.cuh"
 
@@ -413,8 +412,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
 
     /* accumulator 4 j + e: D row 16 warp + g (+ 8 for e >= 2), column 8 j + 2 tq (+ 1 for odd e);
-     * with K split, the sums (alpha and beta are the reduction's). Three passes: a sum that came out
-     * Inf or NaN is computed again in FP32 (an Inf or NaN operand, whose lo is 0, or an overflow) */
+     * with K split, the sums (alpha and beta are the reduction's); tf32_outputs.cuh */
     const int g = lane / 4, tq = lane % 4;
     const int64_t total = (int64_t)p.m * p.n;
     auto at = [&](int i, int &row, int &col) { /* accumulator i's place in C */
@@ -422,27 +420,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         row = BM == 64 ? m0 + di : m0 + dj;
         col = BM == 64 ? n0 + dj : n0 + di;
     };
-    uint64_t again = 0; /* the accumulators to compute again in FP32 */
-#pragma unroll
-    for (int i = 0; i < ACC; ++i) {
-        int row, col;
-        at(i, row, col);
-        if (row < p.m && col < p.n) {
-            if (splits > 1)
-                sums[slice * total + (int64_t)col * p.m + row] = acc[i];
-            else if (PASSES == 3 && !isfinite(acc[i]))
-                again |= 1ull << i;
-            else
-                store_c1(p, row, col, acc[i]);
-        }
-    }
-    while (again) { /* rare: one copy of the FP32 loop, not one per accumulator */
-        const int i = __ffsll((long long)again) - 1;
-        again &= again - 1;
-        int row, col;
-        at(i, row, col);
-        store_c1(p, row, col, fp32_dot(p, KCA, !KCB, row, col));
-    }
+    store_sums<PASSES>(p, KCA, !KCB, acc, splits > 1 ? sums + slice * total : nullptr, at);
 #else
     (void)map_a;
     (void)map_b;
@@ -453,21 +431,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     (void)sums;
     __trap(); /* not built for this GPU: the variant does not accept */
 #endif
-}
-
-/* split K: C := alpha * (the slices' sums, added in slice order) + beta * C; three passes: a sum
- * that came out Inf or NaN in FP32, as the epilogue does */
-template <int PASSES>
-__global__ void __launch_bounds__(256) reduce_kernel(const problem p, int transa, int transb, const float *sums, int splits)
-{
-    const int64_t total = (int64_t)p.m * p.n;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
-        float s = sums[e];
-        for (int sl = 1; sl < splits; ++sl)
-            s += sums[sl * total + e];
-        const int i = (int)(e % p.m), j = (int)(e / p.m);
-        store_c1(p, i, j, PASSES == 3 && !isfinite(s) ? fp32_dot(p, transa, transb, i, j) : s);
-    }
 }
 
 /* ---- launch ------------------------------------------------------------------------------------ */
@@ -500,12 +463,8 @@ template <int PASSES, int BM, bool KCA, bool KCB> cudaError_t launch_layout(cons
     kernel<<<(unsigned)((int64_t)g.tiles_m * g.tiles_n * g.splits), THREADS, shape<PASSES>::SMEM, p->stream>>>(
         map_a, map_b, q, g.tiles_m, g.kslice, g.splits, sums);
     err = cudaGetLastError();
-    if (err == cudaSuccess && g.splits > 1) {
-        const int64_t total = (int64_t)p->m * p->n;
-        const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
-        reduce_kernel<PASSES><<<(unsigned)blocks, 256, 0, p->stream>>>(q, p->transa, p->transb, sums, g.splits);
-        err = cudaGetLastError();
-    }
+    if (err == cudaSuccess && g.splits > 1)
+        err = reduce_slices<PASSES>(p, q, sums, g.splits);
     return err;
 }
 
