@@ -71,20 +71,23 @@ enum variant_index {
     V_WARPTILE,
     V_WARPTILE_128x64,
     V_WARPTILE_128x64x16,
+    V_PIPE_128x256_K8,
+    V_PIPE_256x128_K8,
     V_PIPE_128x128,
     V_PIPE_128x128_K8,
     V_PIPE_128x256,
     V_PIPE_64x64,
     V_PIPE_128x64,
-    V_PIPE_128x256_K8,
-    V_PIPE_256x128_K8,
     V_SPLITK,
     V_SPLITK_TAIL,
+    V_TRANSPOSE_FIRST,
     V_COUNT
 };
 
 /* ladder order (a split plan whose workspace would pass plan.cu's cap is never made: the planner
- * falls back to a data-parallel plan) */
+ * falls back to a data-parallel plan). The last FP32 entry needing no workspace is what runs when a
+ * chosen variant's workspace cannot be had (gpu_kernel_choice.h): pipelined_128x64, the best
+ * general kernel; the two configurations run by name only sit before the planned ones. */
 const shim_sgemm_variant variants[] = {
     /* the tensor-core variants first: the FP32 ladder's order below stays what it says */
     {"tf32x3_presplit",
@@ -129,6 +132,11 @@ const shim_sgemm_variant variants[] = {
     {"warptile_128x64x16",
      "warptile_128x64 with k tiles of 16: half the barriers, twice the registers in flight", accepts_any,
      no_work, warptile_128x64x16_launch, SHIM_SGEMM_FP32},
+    {"pipelined_128x256x8", "pipelined_128x256 with k tiles of 8: half the unrolled loop (by name only: not planned)",
+     accepts_any, no_work, pipelined_launch<TILE_128x256_K8>, SHIM_SGEMM_FP32},
+    {"pipelined_256x128x8",
+     "256x128x8, 4-stage cp.async pipeline, 4x2 warps of 64x64, 8x16 per thread (by name only: not planned)",
+     accepts_any, no_work, pipelined_launch<TILE_256x128_K8>, SHIM_SGEMM_FP32},
     {"pipelined_128x128", "128x128x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_launch<TILE_128x128>, SHIM_SGEMM_FP32},
     {"pipelined_128x128x8", "pipelined_128x128 with k tiles of 8: half the unrolled loop, twice the barriers",
@@ -139,15 +147,14 @@ const shim_sgemm_variant variants[] = {
      no_work, pipelined_launch<TILE_64x64>, SHIM_SGEMM_FP32},
     {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_launch<TILE_128x64>, SHIM_SGEMM_FP32},
-    {"pipelined_128x256x8", "pipelined_128x256 with k tiles of 8: half the unrolled loop (by name only: not planned)",
-     accepts_any, no_work, pipelined_launch<TILE_128x256_K8>, SHIM_SGEMM_FP32},
-    {"pipelined_256x128x8",
-     "256x128x8, 4-stage cp.async pipeline, 4x2 warps of 64x64, 8x16 per thread (by name only: not planned)",
-     accepts_any, no_work, pipelined_launch<TILE_256x128_K8>, SHIM_SGEMM_FP32},
     {"splitk", "pipelined tiles, K split over blocks, slices summed in order by a second kernel", accepts_any,
      splitk_work, splitk_launch, SHIM_SGEMM_FP32},
     {"splitk_tail", "whole waves data-parallel, the last partial wave's tiles split over K", accepts_any,
      splitk_tail_work, splitk_tail_launch, SHIM_SGEMM_FP32},
+    {"transpose_first",
+     "K-contiguous operands copied R-contiguous into the workspace first (where the model says it pays; all of "
+     "them when named), then the FP32 ladder's plan for the copied form",
+     accepts_any, transpose_first_work, transpose_first_launch, SHIM_SGEMM_FP32},
 };
 static_assert(sizeof variants / sizeof *variants == V_COUNT, "one entry per variant_index, in its order");
 
@@ -252,9 +259,14 @@ static int register_staged_where_faster(const shim_sgemm_args *p, int chosen)
     return chosen;
 }
 
+/* What a K-contiguous operand costs the selector's kernels, as a factor on the model's time (H200,
+ * 8192^3, docs/perf/sgemm_math_speed.md: NT 50.3, NN 47.8, TT 43.5, TN 41.6 TFLOP/s; plan.cu's
+ * efficiencies were fitted to NN): indexed by transa * 2 + transb. */
+static const double case_factor[4] = {1.0, 0.95, 1.15, 1.10};
+
 /* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
  * is all there is) */
-static int select_fp32(const shim_sgemm_args *p, double *seconds)
+static int select_fp32_index(const shim_sgemm_args *p, double *seconds)
 {
     *seconds = 0.0;
     /* tiny products: naive has the least set-up */
@@ -282,8 +294,27 @@ static int select_fp32(const shim_sgemm_args *p, double *seconds)
             best = V_SPLITK_TAIL;
         }
     }
-    *seconds = best_cost;
+    *seconds = best_cost * case_factor[(p->transa ? 2 : 0) + (p->transb ? 1 : 0)];
     return register_staged_where_faster(p, best);
+}
+
+namespace sgemm {
+const shim_sgemm_variant *select_fp32_direct(const shim_sgemm_args *p, double *seconds)
+{
+    return &variants[select_fp32_index(p, seconds)];
+}
+} // namespace sgemm
+
+/* the direct choice, or the same ladder after copying the K-contiguous operands where that pays
+ * (transpose_first.cu) */
+static int select_fp32(const shim_sgemm_args *p, double *seconds)
+{
+    const int direct = select_fp32_index(p, seconds);
+    const int copies = copies_that_pay(p);
+    if (!copies)
+        return direct;
+    *seconds = transpose_first_seconds(p, copies);
+    return V_TRANSPOSE_FIRST;
 }
 
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)

@@ -54,6 +54,18 @@ size_t tf32_tma_work(const shim_sgemm_args *p);
 cudaError_t tf32_tma_launch(const shim_sgemm_args *p);
 cudaError_t tf32x3_tma_launch(const shim_sgemm_args *p);
 
+/* K-contiguous operands copied R-contiguous into the workspace, then the FP32 ladder's plan for
+ * the copied form (transpose_first.cu) */
+enum { COPY_A = 1, COPY_B = 2 };
+/* the operands (COPY_A | COPY_B) whose copy the cost model says pays, 0 when none (FP32 math only) */
+int copies_that_pay(const shim_sgemm_args *p);
+/* the expected seconds of the copied form, copies included */
+double transpose_first_seconds(const shim_sgemm_args *p, int copies);
+size_t transpose_first_work(const shim_sgemm_args *p);
+cudaError_t transpose_first_launch(const shim_sgemm_args *p);
+/* the FP32 ladder's choice without copies, and its expected seconds (0: a tiny product) */
+const shim_sgemm_variant *select_fp32_direct(const shim_sgemm_args *p, double *seconds);
+
 /* C := beta*C (zeros when beta == 0) without touching A or B */
 cudaError_t scale_c_launch(const shim_sgemm_args *p);
 

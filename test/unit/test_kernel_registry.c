@@ -30,6 +30,12 @@ static void sgemm_shape(int m, int n, int k, int ta, int tb)
         if (!v || shim_sgemm_find(v->name) != v) {
             printf("FAIL sgemm %dx%dx%d math %d: the selector names no registered variant\n", m, n, k, math);
             failures++;
+        } else if (strcmp(v->name, "transpose_first") == 0 &&
+                   (math != SHIM_SGEMM_FP32 || k == 0 || (!ta && tb) || shim_sgemm_work_bytes(v, &p) == 0)) {
+            /* copies are for FP32 plans of real products with a K-contiguous operand, into a workspace */
+            printf("FAIL sgemm %dx%dx%d %c%c math %d: transpose_first chosen where it has nothing to copy\n", m, n,
+                   k, "NT"[ta], "NT"[tb], math);
+            failures++;
         }
         for (int i = 0; i < count; i++) {
             cases++;
@@ -64,8 +70,33 @@ static void sgemv_shape(int m, int n, int trans)
     }
 }
 
+/* The copy of K-contiguous operands (transpose_first) where the cost model says it pays: a large
+ * square in every case with such an operand (its copy is under 2 % of the product), never NT
+ * (nothing to copy), never a small square (the copy's launch is a tenth of the product). */
+static void sgemm_copy_choice(int m, int n, int k, int ta, int tb, int expect)
+{
+    shim_sgemm_args p;
+    memset(&p, 0, sizeof p);
+    p.transa = ta, p.transb = tb, p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.beta = 0.0f;
+    p.lda = ta ? k : m, p.ldb = tb ? n : k, p.ldc = m, p.math = SHIM_SGEMM_FP32;
+    const shim_sgemm_variant *v = shim_sgemm_select(&p);
+    const int copies = v && strcmp(v->name, "transpose_first") == 0;
+    cases++;
+    if (copies != expect) {
+        printf("FAIL sgemm %dx%dx%d %c%c: %s chosen, transpose_first %s\n", m, n, k, "NT"[ta], "NT"[tb],
+               v ? v->name : "nothing", expect ? "expected" : "not expected");
+        failures++;
+    }
+}
+
 int main(void)
 {
+    for (int t = 0; t < 4; t++) {
+        const int ta = t >> 1, tb = t & 1, has_kc = ta || !tb;
+        sgemm_copy_choice(8192, 8192, 8192, ta, tb, has_kc);
+        sgemm_copy_choice(4096, 4096, 4096, ta, tb, has_kc);
+        sgemm_copy_choice(256, 256, 256, ta, tb, 0);
+    }
     static const int sizes[] = {1, 2, 63, 64, 65, 127, 128, 129, 1000, 4097, 65536};
     static const int ksizes[] = {0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 65536, 1 << 24};
     const int ns = (int)(sizeof sizes / sizeof *sizes), nk = (int)(sizeof ksizes / sizeof *ksizes);
