@@ -120,7 +120,11 @@ __device__ __forceinline__ void store_c4(const problem &p, int i, int j, float a
     }
 }
 
-constexpr int RASTER_GROUP = 8;
+/* tile rows a raster group walks down (-DSHIM_RASTER_GROUP=n builds another, for measuring) */
+#ifndef SHIM_RASTER_GROUP
+#define SHIM_RASTER_GROUP 8
+#endif
+constexpr int RASTER_GROUP = SHIM_RASTER_GROUP;
 
 /* the kernel-side view of sgemm::plan (sgemm_internal.h) */
 struct sched {

@@ -247,6 +247,9 @@ int shim_gpu_alloc(void **p, size_t bytes, cudaStream_t stream, const char **why
     }
     if (shim_gpu_fail(cudaMallocFromPoolAsync(p, bytes ? bytes : 16, pools[dev], stream), "device allocation",
                       why)) {
+        /* out of memory is not sticky, but the runtime keeps it as the thread's last error: the
+         * next launch's cudaGetLastError would report it as that launch's failure */
+        (void)cudaGetLastError();
         atomic_fetch_sub(&pool_in_use[dev], bytes);
         return -1;
     }
