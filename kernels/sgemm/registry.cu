@@ -235,16 +235,19 @@ extern "C" const shim_sgemm_variant *shim_sgemm_find(const char *name)
  *   and the last wave (2 blocks per SM) is at least 85 % full, and warptile_128x64x16 in place of a
  *   data-parallel 128x64 plan on grids of fewer tiles than SMs. Split-K plans stay: there the
  *   pipelined kernel's K slices matter more than the copy.
- * - With m, n and k all at least 16384 the 128x64 pipelined kernel falls to 42.6-44.5 TFLOP/s NN and
- *   46.2 NT, where it does 47.6-48.9 NN at 12288^3, 16384x16384x8192 and 8192x8192x32768, while
- *   warptile holds 47.1 NN and 47.4 NT there. Not understood (L2 hit rate 61 % against 90 % at
- *   8192^3); from that size on warptile replaces it. */
+ * - With m, n and k all at least 16384 the 128x64 pipelined kernel falls to 42.6-45.6 TFLOP/s NN,
+ *   where it does 47.6-48.9 NN at 12288^3, 16384x16384x8192 and 8192x8192x32768, while warptile
+ *   holds 47.1 NN there. Not understood (L2 hit rate 61 % against 90 % at 8192^3; raster groups of
+ *   4 and 16 tile rows do no better than 8); from that size on warptile replaces it for NN. NT does
+ *   not fall as far (46.2 in one run, 48.8 in another, against warptile's 47.4 in both), so it
+ *   keeps the pipelined kernel, and transpose_first turns the other cases into NT there. */
 constexpr int LARGE_SIDE = 16384;
 
 static int register_staged_where_faster(const shim_sgemm_args *p, int chosen)
 {
     if (!p->transa)
-        return chosen == V_PIPE_128x64 && p->m >= LARGE_SIDE && p->n >= LARGE_SIDE && p->k >= LARGE_SIDE
+        return chosen == V_PIPE_128x64 && !p->transb && p->m >= LARGE_SIDE && p->n >= LARGE_SIDE &&
+                       p->k >= LARGE_SIDE
                    ? V_WARPTILE
                    : chosen;
     if (chosen == V_SPLITK)

@@ -269,6 +269,12 @@ void shim_gpu_free(void *p, size_t bytes, cudaStream_t stream)
     atomic_fetch_sub(&pool_in_use[current_device()], bytes);
 }
 
+void shim_gpu_release_unused(cudaStream_t stream)
+{
+    (void)cudaStreamSynchronize(stream);
+    (void)cudaMemPoolTrimTo(pools[current_device()], 0);
+}
+
 /* A sticky error (a device fault) breaks the context for the whole process: every later CUDA
  * call fails. Our streams tell: after a failure they drain, or report that error. */
 int shim_gpu_context_broken(void)

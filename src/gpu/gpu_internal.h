@@ -71,6 +71,9 @@ int shim_gpu_fail(cudaError_t err, const char *what, const char **why);
  * driver, so steady-state calls allocate nothing); honours SHIMBLAS_DEVICE_MEMORY */
 int shim_gpu_alloc(void **p, size_t bytes, cudaStream_t stream, const char **why);
 void shim_gpu_free(void *p, size_t bytes, cudaStream_t stream);
+/* waits for stream, then hands the current device's pool memory that nothing holds back to the
+ * driver (after a call whose workspace was too large to keep: the program may want those bytes) */
+void shim_gpu_release_unused(cudaStream_t stream);
 /* bytes shimblas holds from its pool right now */
 size_t shim_gpu_pool_in_use(void);
 

@@ -19,8 +19,8 @@ static __thread shim_pipeline thread_pipeline;
 
 static const size_t ring_floats = SHIM_RING_BYTES / sizeof(float);
 
-/* a workspace this large is given back to the pool at the end of the call; a smaller one stays
- * with the thread for its next call */
+/* a workspace this large is given back at the end of the call, to the pool and the pool's unused
+ * memory to the driver; a smaller one stays with the thread for its next call */
 #define KEEP_WORKSPACE_BYTES ((size_t)64 << 20)
 
 shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, shim_written *written)
@@ -453,7 +453,10 @@ int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why)
     if (err != cudaSuccess && !rc)
         rc = shim_gpu_fail(err, "GPU work", why);
     if (t->work_bytes > KEEP_WORKSPACE_BYTES) {
+        /* and out of the pool too, which otherwise keeps freed memory for the next call: a
+         * program handing us device pointers may need those bytes itself */
         shim_gpu_free(t->work, t->work_bytes, t->stream);
+        shim_gpu_release_unused(t->stream);
         t->work = NULL;
         t->work_bytes = 0;
     }

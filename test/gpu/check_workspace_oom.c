@@ -1,10 +1,13 @@
-/* A device-operand sgemm whose kernel wants a workspace the GPU cannot give, because the program
- * holds the rest of the device memory: the call must still run on the GPU (a kernel that needs no
- * workspace takes it), be right, and count no failure and no CPU recompute. The allocation's error
- * must not leak into the next launch's error check. Then the memory is released and the same call
- * runs with its workspace. The variant is forced (SHIMBLAS_SGEMM_KERNEL=transpose_first, set by
- * the test definition), so the test does not depend on what the selector picks. Exit 77 without a
- * usable GPU. */
+/* The workspace of a device-operand sgemm and the program's own device memory:
+ *   1. the kernel wants a workspace the GPU cannot give, because the program holds the rest of the
+ *      device memory: the call must still run on the GPU (a kernel that needs no workspace takes
+ *      it), be right, and count no failure and no CPU recompute; the allocation's error must not
+ *      leak into the next launch's error check;
+ *   2. the memory released, the same call runs with its workspace;
+ *   3. a call whose workspace is too large to keep (128 MB) gives it back to the driver: the free
+ *      device memory after it is what it was before, less at most 16 MB.
+ * The variant is forced (SHIMBLAS_SGEMM_KERNEL=transpose_first, set by the test definition), so the
+ * test does not depend on what the selector picks. Exit 77 without a usable GPU. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +17,12 @@
 #include "reference.h"
 #include "shimblas.h"
 
-enum { M = 1000, N = 1000, K = 1000, MAX_HOGS = 8192 };
+enum { MAX_HOGS = 8192 };
 
 static void *hogs[MAX_HOGS];
 static int nhogs;
+static int failures;
+static uint64_t rng;
 
 /* takes every device allocation it can get, large pieces first, down to 1 MB */
 static size_t hog_device(void)
@@ -39,77 +44,123 @@ static void release_device(void)
     nhogs = 0;
 }
 
-/* one C := op(A) op(B) (TN, beta 0 over a poisoned C) on the device operands, checked; returns
- * failures */
-static int checked_call(const char *label, const float *da, const float *db, float *dc, const double *ref,
-                        const double *bound)
+typedef struct product {
+    int transa, transb, m, n, k;
+    float *a, *b;            /* host copies, column-major with minimal leading dimensions */
+    float *da, *db, *dc;     /* device operands */
+    double *ref, *bound;
+} product;
+
+static float *device_copy(const float *h, size_t n)
 {
-    float *c = malloc(sizeof(float) * M * N);
-    test_fill_poison(c, (size_t)M * N);
-    TEST_CUDA(cudaMemcpy(dc, c, sizeof(float) * M * N, cudaMemcpyHostToDevice));
+    float *d;
+    TEST_CUDA(cudaMalloc((void **)&d, sizeof(float) * n));
+    TEST_CUDA(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice));
+    return d;
+}
+
+static product make_product(int transa, int transb, int m, int n, int k)
+{
+    product p;
+    memset(&p, 0, sizeof p);
+    p.transa = transa, p.transb = transb, p.m = m, p.n = n, p.k = k;
+    const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
+    p.a = malloc(sizeof(float) * na);
+    p.b = malloc(sizeof(float) * nb);
+    p.ref = malloc(sizeof(double) * nc);
+    p.bound = malloc(sizeof(double) * nc);
+    test_fill(p.a, na, &rng);
+    test_fill(p.b, nb, &rng);
+    ref_sgemm(transa, transb, m, n, k, 1.0f, p.a, transa ? k : m, p.b, transb ? n : k, 0.0f, NULL, m, p.ref,
+              p.bound);
+    p.da = device_copy(p.a, na);
+    p.db = device_copy(p.b, nb);
+    TEST_CUDA(cudaMalloc((void **)&p.dc, sizeof(float) * nc));
+    return p;
+}
+
+static void free_product(product *p)
+{
+    TEST_CUDA(cudaFree(p->da));
+    TEST_CUDA(cudaFree(p->db));
+    TEST_CUDA(cudaFree(p->dc));
+    free(p->a), free(p->b), free(p->ref), free(p->bound);
+}
+
+/* C := op(A) op(B) with beta 0 over a poisoned C, checked against float64 and the counters */
+static void checked_call(const char *label, const product *p)
+{
+    const size_t nc = (size_t)p->m * p->n;
+    float *c = malloc(sizeof(float) * nc);
+    test_fill_poison(c, nc);
+    TEST_CUDA(cudaMemcpy(p->dc, c, sizeof(float) * nc, cudaMemcpyHostToDevice));
     shimblas_stats before, after;
     shimblas_get_stats(&before);
-    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, da, K, db, K, 0.0f, dc, M);
+    cblas_sgemm(CblasColMajor, p->transa ? CblasTrans : CblasNoTrans, p->transb ? CblasTrans : CblasNoTrans, p->m,
+                p->n, p->k, 1.0f, p->da, p->transa ? p->k : p->m, p->db, p->transb ? p->n : p->k, 0.0f, p->dc,
+                p->m);
     TEST_CUDA(cudaDeviceSynchronize());
     shimblas_get_stats(&after);
-    TEST_CUDA(cudaMemcpy(c, dc, sizeof(float) * M * N, cudaMemcpyDeviceToHost));
-    int failures = 0;
+    TEST_CUDA(cudaMemcpy(c, p->dc, sizeof(float) * nc, cudaMemcpyDeviceToHost));
+    int bad_case = 0;
     const unsigned long long gpu = after.sgemm.gpu - before.sgemm.gpu, cpu = after.sgemm.cpu - before.sgemm.cpu,
                              failed = after.sgemm.gpu_failed - before.sgemm.gpu_failed,
                              errors = after.sgemm.errors - before.sgemm.errors;
     if (gpu != 1 || cpu || failed || errors) {
         printf("FAIL %s: counted gpu %llu, cpu %llu, gpu_failed %llu, errors %llu; want gpu 1 only\n", label, gpu,
                cpu, failed, errors);
-        failures++;
+        bad_case = 1;
     }
-    const long bad = test_compare(label, c, 1, ref, bound, (long)M * N, K, 2.0);
+    const long bad = test_compare(label, c, 1, p->ref, p->bound, (long)nc, p->k, 2.0);
     if (bad) {
         printf("FAIL %s: %ld wrong elements\n", label, bad);
-        failures++;
+        bad_case = 1;
     }
-    if (!failures)
+    if (!bad_case)
         printf("PASS %s\n", label);
+    failures += bad_case;
     free(c);
-    return failures;
+}
+
+static size_t free_device_bytes(void)
+{
+    size_t free_bytes = 0, total = 0;
+    TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
+    return free_bytes;
 }
 
 int main(void)
 {
     test_require_gpu();
     shimblas_set_mode(SHIMBLAS_MODE_GPU);
-    uint64_t rng = test_seed();
-    float *a = malloc(sizeof(float) * K * M), *b = malloc(sizeof(float) * K * N);
-    double *ref = malloc(sizeof(double) * M * N), *bound = malloc(sizeof(double) * M * N);
-    test_fill(a, (size_t)K * M, &rng);
-    test_fill(b, (size_t)K * N, &rng);
-    ref_sgemm(1, 0, M, N, K, 1.0f, a, K, b, K, 0.0f, NULL, M, ref, bound);
-    float *da, *db, *dc;
-    TEST_CUDA(cudaMalloc((void **)&da, sizeof(float) * K * M));
-    TEST_CUDA(cudaMalloc((void **)&db, sizeof(float) * K * N));
-    TEST_CUDA(cudaMalloc((void **)&dc, sizeof(float) * M * N));
-    TEST_CUDA(cudaMemcpy(da, a, sizeof(float) * K * M, cudaMemcpyHostToDevice));
-    TEST_CUDA(cudaMemcpy(db, b, sizeof(float) * K * N, cudaMemcpyHostToDevice));
+    rng = test_seed();
 
-    /* the library's own state first (context, streams), by a call that needs no workspace */
-    float *d1;
-    TEST_CUDA(cudaMalloc((void **)&d1, sizeof(float)));
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0f, d1, 1, d1, 1, 0.0f, d1, 1);
-    TEST_CUDA(cudaDeviceSynchronize());
+    /* the library's own state first (context, streams), by a call with a tiny workspace */
+    product tiny = make_product(0, 0, 1, 1, 1);
+    checked_call("1x1x1 NN, the library's first call", &tiny);
 
-    int failures = 0;
+    product p = make_product(1, 0, 1000, 1000, 1000); /* TN: both operands copied, 7.8 MB */
     const size_t held = hog_device();
-    size_t free_bytes = 0, total = 0;
-    TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
-    printf("holding %.1f GiB of device memory, %.1f MiB left\n", held / 1073741824.0, free_bytes / 1048576.0);
-    failures += checked_call("1000^3 TN, no device memory left for the workspace", da, db, dc, ref, bound);
+    printf("holding %.1f GiB of device memory, %.1f MiB left\n", held / 1073741824.0, free_device_bytes() / 1048576.0);
+    checked_call("1000^3 TN, no device memory left for the workspace", &p);
     release_device();
-    failures += checked_call("1000^3 TN, the workspace there", da, db, dc, ref, bound);
+    checked_call("1000^3 TN, the workspace there", &p);
+    free_product(&p);
 
-    TEST_CUDA(cudaFree(d1));
-    TEST_CUDA(cudaFree(da));
-    TEST_CUDA(cudaFree(db));
-    TEST_CUDA(cudaFree(dc));
-    free(a), free(b), free(ref), free(bound);
-    printf("check_workspace_oom: 2 cases, %d failures\n", failures);
+    product big = make_product(0, 0, 16, 8192, 4096); /* NN: B copied, 128 MB */
+    const size_t free_before = free_device_bytes();
+    checked_call("16x8192x4096 NN, a 128 MB workspace", &big);
+    const size_t free_after = free_device_bytes();
+    if (free_after + ((size_t)16 << 20) < free_before) {
+        printf("FAIL 16x8192x4096 NN: %.1f MiB of device memory still held after the call\n",
+               (free_before - free_after) / 1048576.0);
+        failures++;
+    } else {
+        printf("PASS 16x8192x4096 NN: the workspace given back (free %.1f MiB before, %.1f after)\n",
+               free_before / 1048576.0, free_after / 1048576.0);
+    }
+    free_product(&big);
+    free_product(&tiny);
+    printf("check_workspace_oom: 5 cases, %d failures\n", failures);
     return failures != 0;
 }
