@@ -275,6 +275,16 @@ void shim_gpu_release_unused(cudaStream_t stream)
     (void)cudaMemPoolTrimTo(pools[current_device()], 0);
 }
 
+int shim_gpu_room_to_keep(size_t bytes)
+{
+    size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return bytes <= total / 64 && free_bytes >= total / 4;
+}
+
 /* A sticky error (a device fault) breaks the context for the whole process: every later CUDA
  * call fails. Our streams tell: after a failure they drain, or report that error. */
 int shim_gpu_context_broken(void)

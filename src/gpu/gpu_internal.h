@@ -74,6 +74,9 @@ void shim_gpu_free(void *p, size_t bytes, cudaStream_t stream);
 /* waits for stream, then hands the current device's pool memory that nothing holds back to the
  * driver (after a call whose workspace was too large to keep: the program may want those bytes) */
 void shim_gpu_release_unused(cudaStream_t stream);
+/* 1 when holding `bytes` more of the current device's memory between calls leaves the program
+ * plenty: bytes at most 1/64 of the device and more than a quarter of it still free */
+int shim_gpu_room_to_keep(size_t bytes);
 /* bytes shimblas holds from its pool right now */
 size_t shim_gpu_pool_in_use(void);
 

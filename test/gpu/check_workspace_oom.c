@@ -4,8 +4,11 @@
  *      it), be right, and count no failure and no CPU recompute; the allocation's error must not
  *      leak into the next launch's error check;
  *   2. the memory released, the same call runs with its workspace;
- *   3. a call whose workspace is too large to keep (128 MB) gives it back to the driver: the free
- *      device memory after it is what it was before, less at most 16 MB.
+ *   3. a call whose workspace is larger than a thread keeps anyway (128 MB) while the program holds
+ *      all but 384 MB of the device: the workspace goes back to the driver, the free device memory
+ *      after the call is what it was before, less at most 16 MB;
+ *   4. the same call with the device's memory free again: the workspace stays for the next call
+ *      (mapping it again every call costs more than the copies save), at least 100 MB held.
  * The variant is forced (SHIMBLAS_SGEMM_KERNEL=transpose_first, set by the test definition), so the
  * test does not depend on what the selector picks. Exit 77 without a usable GPU. */
 #include <cuda_runtime_api.h>
@@ -35,6 +38,17 @@ static size_t hog_device(void)
         }
     (void)cudaGetLastError(); /* the refusals are this test's own */
     return held;
+}
+
+/* gives back the program's smallest pieces until at least `bytes` of the device are free */
+static void release_until_free(size_t bytes)
+{
+    size_t free_bytes = 0, total = 0;
+    TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
+    while (nhogs > 0 && free_bytes < bytes) {
+        TEST_CUDA(cudaFree(hogs[--nhogs]));
+        TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
+    }
 }
 
 static void release_device(void)
@@ -148,19 +162,35 @@ int main(void)
     free_product(&p);
 
     product big = make_product(0, 0, 16, 8192, 4096); /* NN: B copied, 128 MB */
-    const size_t free_before = free_device_bytes();
-    checked_call("16x8192x4096 NN, a 128 MB workspace", &big);
-    const size_t free_after = free_device_bytes();
+    hog_device();
+    release_until_free((size_t)384 << 20);
+    size_t free_before = free_device_bytes();
+    checked_call("16x8192x4096 NN, a 128 MB workspace, 384 MB of the device free", &big);
+    size_t free_after = free_device_bytes();
     if (free_after + ((size_t)16 << 20) < free_before) {
-        printf("FAIL 16x8192x4096 NN: %.1f MiB of device memory still held after the call\n",
+        printf("FAIL 16x8192x4096 NN: %.1f MiB of the little device memory left still held after the call\n",
                (free_before - free_after) / 1048576.0);
         failures++;
     } else {
-        printf("PASS 16x8192x4096 NN: the workspace given back (free %.1f MiB before, %.1f after)\n",
+        printf("PASS 16x8192x4096 NN, device nearly full: the workspace given back (free %.1f MiB before, %.1f "
+               "after)\n",
+               free_before / 1048576.0, free_after / 1048576.0);
+    }
+    release_device();
+    free_before = free_device_bytes();
+    checked_call("16x8192x4096 NN, a 128 MB workspace, the device free", &big);
+    free_after = free_device_bytes();
+    if (free_after + ((size_t)100 << 20) > free_before) {
+        printf("FAIL 16x8192x4096 NN, device free: the workspace was not kept for the next call (free %.1f MiB "
+               "before, %.1f after)\n",
+               free_before / 1048576.0, free_after / 1048576.0);
+        failures++;
+    } else {
+        printf("PASS 16x8192x4096 NN, device free: the workspace kept (free %.1f MiB before, %.1f after)\n",
                free_before / 1048576.0, free_after / 1048576.0);
     }
     free_product(&big);
     free_product(&tiny);
-    printf("check_workspace_oom: 5 cases, %d failures\n", failures);
+    printf("check_workspace_oom: 7 cases, %d failures\n", failures);
     return failures != 0;
 }
