@@ -13,6 +13,7 @@ struct shim_pipeline {
     int launches;          /* kernel launches so far (for SHIMBLAS_TEST_FAIL) */
     int used_in, used_out; /* whether anything was enqueued on the copy streams */
     int ring;              /* ring buffers this call cycles through */
+    int big_work;          /* a kernel of this call asked for more workspace than a thread always keeps */
 };
 
 static __thread shim_pipeline thread_pipeline;
@@ -23,12 +24,14 @@ static const size_t ring_floats = SHIM_RING_BYTES / sizeof(float);
  * while the device has room (shim_gpu_room_to_keep: at most 1/64 of it, more than a quarter free):
  * mapping 75-140 MB again every call cost 4096^3 calls 0.2-0.35 ms (H200, bench/device_api).
  * Otherwise it is given back at the end of the call, to the pool and the pool's unused memory to
- * the driver: a program handing us device pointers may need those bytes itself. */
+ * the driver: a program handing us device pointers may need those bytes itself. The room is
+ * looked at only by calls that asked for such a workspace (milliseconds of work): asking the
+ * driver costs every other call 4-6 µs (sgemv on device data, H200). */
 #define KEEP_WORKSPACE_BYTES ((size_t)64 << 20)
 
 shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, shim_written *written)
 {
-    thread_pipeline = (shim_pipeline){t, 0, written, 0, 0, 0, SHIM_RING_DEFAULT};
+    thread_pipeline = (shim_pipeline){t, 0, written, 0, 0, 0, SHIM_RING_DEFAULT, 0};
     return &thread_pipeline;
 }
 
@@ -420,6 +423,8 @@ void shim_cache_free(shim_pipeline *pl, shim_block_cache *c)
 void *shim_pipeline_workspace(shim_pipeline *pl, size_t bytes, const char **why)
 {
     shim_gpu_thread *t = pl->t;
+    if (bytes > KEEP_WORKSPACE_BYTES)
+        pl->big_work = 1;
     if (bytes <= t->work_bytes)
         return t->work;
     shim_gpu_free(t->work, t->work_bytes, t->stream);
@@ -455,7 +460,7 @@ int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why)
     }
     if (err != cudaSuccess && !rc)
         rc = shim_gpu_fail(err, "GPU work", why);
-    if (t->work_bytes > KEEP_WORKSPACE_BYTES && !shim_gpu_room_to_keep(t->work_bytes)) {
+    if (pl->big_work && t->work_bytes > KEEP_WORKSPACE_BYTES && !shim_gpu_room_to_keep(t->work_bytes)) {
         /* and out of the pool too, which otherwise keeps freed memory for the next call: a
          * program handing us device pointers may need those bytes itself */
         shim_gpu_free(t->work, t->work_bytes, t->stream);
