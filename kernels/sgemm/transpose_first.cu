@@ -170,29 +170,35 @@ cudaError_t transpose_first_launch(const shim_sgemm_args *p)
 {
     const int copies = copies_for(p);
     shim_sgemm_args q = copied_form(p, copies);
-    char *work = aligned_up(p->work);
-    const char *end = (const char *)p->work + p->work_bytes;
-    if (copies & COPY_A) {
-        float *a = reinterpret_cast<float *>(work);
-        const cudaError_t err = copy_operand(p->a, p->lda, a, p->m, p->k, p->stream);
-        if (err != cudaSuccess)
-            return err;
-        q.a = a;
-        work += copied_bytes(p->m, p->k);
-    }
-    if (copies & COPY_B) {
-        float *b = reinterpret_cast<float *>(work);
-        const cudaError_t err = copy_operand(p->b, p->ldb, b, p->n, p->k, p->stream);
-        if (err != cudaSuccess)
-            return err;
-        q.b = b;
-        work += copied_bytes(p->n, p->k);
-    }
     double seconds;
     const shim_sgemm_variant *inner = select_fp32_direct(&q, &seconds);
+    char *work = aligned_up(p->work);
+    const char *end = (const char *)p->work + p->work_bytes;
+    const size_t copy_bytes = ((copies & COPY_A) ? copied_bytes(p->m, p->k) : 0) +
+                              ((copies & COPY_B) ? copied_bytes(p->n, p->k) : 0);
+    if (work + copy_bytes > end)
+        return cudaErrorInvalidValue;
+    /* each operand to copy: its source, and where the copied form's pointer goes */
+    const struct {
+        int bit;
+        const float *src;
+        int64_t ld;
+        int rows;
+        const float **dst;
+    } operands[] = {{COPY_A, p->a, p->lda, p->m, &q.a}, {COPY_B, p->b, p->ldb, p->n, &q.b}};
+    for (const auto &o : operands) {
+        if (!(copies & o.bit))
+            continue;
+        float *dst = reinterpret_cast<float *>(work);
+        const cudaError_t err = copy_operand(o.src, o.ld, dst, o.rows, p->k, p->stream);
+        if (err != cudaSuccess)
+            return err;
+        *o.dst = dst;
+        work += copied_bytes(o.rows, p->k);
+    }
     q.work = work;
     q.work_bytes = (size_t)(end - work);
-    if (work > end || shim_sgemm_work_bytes(inner, &q) > q.work_bytes)
+    if (shim_sgemm_work_bytes(inner, &q) > q.work_bytes)
         return cudaErrorInvalidValue;
     return inner->launch(&q);
 }
