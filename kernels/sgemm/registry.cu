@@ -313,7 +313,7 @@ const shim_sgemm_variant *select_fp32_direct(const shim_sgemm_args *p, double *s
 static int select_fp32(const shim_sgemm_args *p, double *seconds)
 {
     const int direct = select_fp32_index(p, seconds);
-    const int copies = copies_that_pay(p);
+    const int copies = copies_that_pay(p, *seconds);
     if (!copies)
         return direct;
     *seconds = transpose_first_seconds(p, copies);

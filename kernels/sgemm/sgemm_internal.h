@@ -57,8 +57,9 @@ cudaError_t tf32x3_tma_launch(const shim_sgemm_args *p);
 /* K-contiguous operands copied R-contiguous into the workspace, then the FP32 ladder's plan for
  * the copied form (transpose_first.cu) */
 enum { COPY_A = 1, COPY_B = 2 };
-/* the operands (COPY_A | COPY_B) whose copy the cost model says pays, 0 when none (FP32 math only) */
-int copies_that_pay(const shim_sgemm_args *p);
+/* the operands (COPY_A | COPY_B) whose copy the cost model says pays, 0 when none (FP32 math only);
+ * direct: the FP32 ladder's expected seconds without copies (select_fp32_direct) */
+int copies_that_pay(const shim_sgemm_args *p, double direct);
 /* the expected seconds of the copied form, copies included */
 double transpose_first_seconds(const shim_sgemm_args *p, int copies);
 size_t transpose_first_work(const shim_sgemm_args *p);

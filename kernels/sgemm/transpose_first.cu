@@ -99,11 +99,19 @@ double copies_seconds(const shim_sgemm_args *p, int copies)
            ((copies & COPY_B) ? copy_seconds(p->n, p->k) : 0.0);
 }
 
+/* the workspace the copies take, before the inner plan's */
+size_t copies_bytes(const shim_sgemm_args *p, int copies)
+{
+    return ((copies & COPY_A) ? copied_bytes(p->m, p->k) : 0) + ((copies & COPY_B) ? copied_bytes(p->n, p->k) : 0);
+}
+
 /* which operands this variant copies: the model's choice, or every K-contiguous one when the model
  * would copy none (the variant named by SHIMBLAS_SGEMM_KERNEL) */
 int copies_for(const shim_sgemm_args *p)
 {
-    const int chosen = copies_that_pay(p);
+    double direct;
+    select_fp32_direct(p, &direct);
+    const int chosen = copies_that_pay(p, direct);
     return chosen ? chosen : k_contiguous(p);
 }
 
@@ -121,13 +129,11 @@ char *aligned_up(void *p)
 
 } // namespace
 
-int copies_that_pay(const shim_sgemm_args *p)
+int copies_that_pay(const shim_sgemm_args *p, double direct)
 {
     const int kc = k_contiguous(p);
     if (!kc || p->math != SHIM_SGEMM_FP32 || p->k <= 0 || p->alpha == 0.0f)
         return 0;
-    double direct;
-    select_fp32_direct(p, &direct);
     if (direct <= 0.0) /* the tiny products: launch latency is all there is */
         return 0;
     int best = 0;
@@ -158,12 +164,7 @@ size_t transpose_first_work(const shim_sgemm_args *p)
     const shim_sgemm_args q = copied_form(p, copies);
     double seconds;
     const shim_sgemm_variant *inner = select_fp32_direct(&q, &seconds);
-    size_t bytes = WORK_ALIGN;
-    if (copies & COPY_A)
-        bytes += copied_bytes(p->m, p->k);
-    if (copies & COPY_B)
-        bytes += copied_bytes(p->n, p->k);
-    return bytes + shim_sgemm_work_bytes(inner, &q);
+    return WORK_ALIGN + copies_bytes(p, copies) + shim_sgemm_work_bytes(inner, &q);
 }
 
 cudaError_t transpose_first_launch(const shim_sgemm_args *p)
@@ -174,9 +175,7 @@ cudaError_t transpose_first_launch(const shim_sgemm_args *p)
     const shim_sgemm_variant *inner = select_fp32_direct(&q, &seconds);
     char *work = aligned_up(p->work);
     const char *end = (const char *)p->work + p->work_bytes;
-    const size_t copy_bytes = ((copies & COPY_A) ? copied_bytes(p->m, p->k) : 0) +
-                              ((copies & COPY_B) ? copied_bytes(p->n, p->k) : 0);
-    if (work + copy_bytes > end)
+    if (work + copies_bytes(p, copies) > end)
         return cudaErrorInvalidValue;
     /* each operand to copy: its source, and where the copied form's pointer goes */
     const struct {
