@@ -336,8 +336,12 @@ static int profile(const char *name, int m, int n, int k, int ta, int tb)
     bench_fill_device(a, ea, 1);
     bench_fill_device(b, eb, 2);
     const shim_sgemm_variant *ran = run(me, ta, tb, m, n, k, a, b, c); /* the first warm-up */
-    if (ran)
-        printf("%s %dx%dx%d %c%c runs %s\n", name, m, n, k, ta ? 'T' : 'N', tb ? 'T' : 'N', ran->name);
+    if (ran) {
+        char how[256];
+        const shim_sgemm_args p = args_of(me, ta, tb, m, n, k, a, b, c);
+        shim_sgemm_describe(ran, &p, how, sizeof how);
+        printf("%s %dx%dx%d %c%c runs %s\n", name, m, n, k, ta ? 'T' : 'N', tb ? 'T' : 'N', how);
+    }
     timed t = {me, ta, tb, m, n, k, a, b, c};
     timed_run(1, &t, stream);
     BENCH_CUDA(cudaStreamSynchronize(stream));

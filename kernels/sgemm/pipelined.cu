@@ -295,6 +295,7 @@ using cfg_64x64 = pipe_config<64, 64, 16, 64, 32, 8, 8, 4, 6>;
 using cfg_128x128_k8 = pipe_config<128, 128, 8, 64, 32, 8, 8, 4, 2>;
 using cfg_128x256_k8 = pipe_config<128, 256, 8, 64, 64, 8, 16, 4, 1>;
 using cfg_256x128_k8 = pipe_config<256, 128, 8, 64, 64, 8, 16, 4, 1>;
+using cfg_64x128 = pipe_config<64, 128, 16, 32, 64, 8, 8, 4, 3>;
 
 template <class CFG, int MA, int MB>
 cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
@@ -333,12 +334,14 @@ template <class CFG> constexpr tile_config describe(const char *name, int blocks
 /* blocks_per_sm: the smaller of MIN_BLOCKS (registers) and what 227 KB of shared memory holds
  * with 1 KB reserved per block; efficiency: fraction of FFMA peak (66.9 TFLOP/s) at full
  * occupancy, fitted to run 9 (NN, 2048^3-16384^3 through plan.cu's wave model): 128x64 0.71
- * (0.67 at 16384^3), 128x128 0.63-0.64, 128x128x8 0.61, 128x256 0.60, 64x64 0.60 */
+ * (0.67 at 16384^3), 128x128 0.63-0.64, 128x128x8 0.61, 128x256 0.60, 64x64 0.60 (0.64 here: plan.cu's
+ * layout factor charges its NN B copies twice what it charges the 128-row tiles'); 64x128 (the
+ * mirror of 128x64, for K-contiguous A) taken as 128x64's until measured */
 const tile_config configs[] = {
     describe<cfg_128x128>("128x128", 2, 0.635),     describe<cfg_128x256>("128x256", 1, 0.60),
-    describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
+    describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.64),
     describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.0),
-    describe<cfg_256x128_k8>("256x128x8", 1, 0.0),
+    describe<cfg_256x128_k8>("256x128x8", 1, 0.0),  describe<cfg_64x128>("64x128", 3, 0.71),
 };
 
 /* one launcher per configuration, indexed by tile_config_id */
@@ -346,7 +349,7 @@ using config_launcher = cudaError_t (*)(int, int, const problem &, const sched &
 const config_launcher launchers[] = {
     launch_config<cfg_128x128>, launch_config<cfg_128x256>,    launch_config<cfg_128x64>,
     launch_config<cfg_64x64>,   launch_config<cfg_128x128_k8>, launch_config<cfg_128x256_k8>,
-    launch_config<cfg_256x128_k8>,
+    launch_config<cfg_256x128_k8>, launch_config<cfg_64x128>,
 };
 static_assert(sizeof configs / sizeof *configs == TILE_CONFIGS && sizeof launchers / sizeof *launchers == TILE_CONFIGS,
               "one configuration and one launcher per tile_config_id, in its order");

@@ -25,6 +25,26 @@ constexpr int MIN_SLICE_TILES = 2; /* a K slice shorter than this many k tiles i
 const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
                                 32, 40, 48, 64, 96, 128, 192, 256, 384, 512};
 
+/* What the operands' layout costs the kernel (H200, 8192^3, 128x64 tiles: NT 50.3, NN 47.8, TT 43.5,
+ * TN 41.6 TFLOP/s; docs/notes/sgemm.md). The efficiencies below were fitted to NN. With both
+ * operands R-contiguous (NT) every copy is a 16-byte one and the kernel runs 5 % faster. A
+ * K-contiguous operand arrives by 4-byte transposing copies: a thread's share of A's copies per k
+ * tile grows with BM and its FFMAs with BM x BN, so A's copies cost in proportion to 1 / BN, B's to
+ * 1 / BM. K4_COST is that cost where the facing side is 128 (fitted: NN 1.02, TT 1.08, TN 1.15 of
+ * NN's time at 128x64 against 1.0, 1.10, 1.15 measured). */
+constexpr double R_CONTIGUOUS_FACTOR = 0.95;
+constexpr double K4_COST = 0.07;
+
+double layout_factor(const shim_sgemm_args *p, const tile_config &c)
+{
+    double f = 1.0;
+    if (p->transa)
+        f += K4_COST * 128.0 / c.bn;
+    if (!p->transb)
+        f += K4_COST * 128.0 / c.bm;
+    return R_CONTIGUOUS_FACTOR * f;
+}
+
 int64_t ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
@@ -139,17 +159,20 @@ plan plan_dp(const shim_sgemm_args *p, int cfg)
 }
 
 /* select, work_bytes and launch each ask for the same plan in a row: remember the last one per
- * thread (the plan depends on nothing else than these) */
+ * thread (the plan depends on nothing else than these: the shape, beta's C traffic, and the
+ * transposes through the layout factor) */
 struct plan_memo {
-    int valid, m, n, k, beta_zero;
+    int valid, m, n, k, beta_zero, transa, transb;
     plan pl;
     bool hit(const shim_sgemm_args *p) const
     {
-        return valid && m == p->m && n == p->n && k == p->k && beta_zero == (p->beta == 0.0f);
+        return valid && m == p->m && n == p->n && k == p->k && beta_zero == (p->beta == 0.0f) &&
+               transa == p->transa && transb == p->transb;
     }
     void keep(const shim_sgemm_args *p, const plan &x)
     {
-        valid = 1, m = p->m, n = p->n, k = p->k, beta_zero = p->beta == 0.0f, pl = x;
+        valid = 1, m = p->m, n = p->n, k = p->k, beta_zero = p->beta == 0.0f, transa = p->transa,
+        transb = p->transb, pl = x;
     }
 };
 
@@ -199,6 +222,7 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
         /* partials written by the main kernel and read back, plus the C traffic of those tiles */
         reduce = REDUCE_LAUNCH_S + (2.0 * (double)plan_work_bytes(pl)) / DRAM_BYTES_PER_S;
     }
+    compute *= layout_factor(p, c);
     const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
     const double ab_bytes = 4.0 * ((double)p->m * p->k + (double)p->k * p->n);
     const double memory = (c_bytes + ab_bytes) / DRAM_BYTES_PER_S;

@@ -1,6 +1,7 @@
 /* The one table of SGEMM variants, and find / select / work_bytes / run. */
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "sgemm_device.cuh"
@@ -77,6 +78,7 @@ enum variant_index {
     V_PIPE_128x128_K8,
     V_PIPE_128x256,
     V_PIPE_64x64,
+    V_PIPE_64x128,
     V_PIPE_128x64,
     V_SPLITK,
     V_SPLITK_TAIL,
@@ -145,6 +147,8 @@ const shim_sgemm_variant variants[] = {
      accepts_any, no_work, pipelined_launch<TILE_128x256>, SHIM_SGEMM_FP32},
     {"pipelined_64x64", "64x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread", accepts_any,
      no_work, pipelined_launch<TILE_64x64>, SHIM_SGEMM_FP32},
+    {"pipelined_64x128", "64x128x16, 4-stage cp.async pipeline, 32x64 warp tiles, 8x8 per thread", accepts_any,
+     no_work, pipelined_launch<TILE_64x128>, SHIM_SGEMM_FP32},
     {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_launch<TILE_128x64>, SHIM_SGEMM_FP32},
     {"splitk", "pipelined tiles, K split over blocks, slices summed in order by a second kernel", accepts_any,
@@ -164,6 +168,7 @@ int variant_for_config(int cfg)
     case TILE_128x256: return V_PIPE_128x256;
     case TILE_128x64: return V_PIPE_128x64;
     case TILE_64x64: return V_PIPE_64x64;
+    case TILE_64x128: return V_PIPE_64x128;
     case TILE_128x128_K8: return V_PIPE_128x128_K8;
     case TILE_128x256_K8: return V_PIPE_128x256_K8;
     case TILE_256x128_K8: return V_PIPE_256x128_K8;
@@ -234,7 +239,10 @@ extern "C" const shim_sgemm_variant *shim_sgemm_find(const char *name)
  *   shared store. So with transa: warptile (128x128) where its tiles give every SM at least one block
  *   and the last wave (2 blocks per SM) is at least 85 % full, and warptile_128x64x16 in place of a
  *   data-parallel 128x64 plan on grids of fewer tiles than SMs. Split-K plans stay: there the
- *   pipelined kernel's K slices matter more than the copy.
+ *   pipelined kernel's K slices matter more than the copy. So do TT plans whose tiles are 128 or
+ *   more columns wide (64x128, which the model picks where A's copies dominate): A's copies face
+ *   128 columns there, as NN's B copies face 128 rows at 128x64, the layout that costs the
+ *   pipelined kernels least.
  * - With m, n and k all at least 16384 the 128x64 pipelined kernel falls to 42.6-45.6 TFLOP/s NN,
  *   where it does 47.6-48.9 NN at 12288^3, 16384x16384x8192 and 8192x8192x32768, while warptile
  *   holds 47.1 NN there. Not understood (L2 hit rate 61 % against 90 % at 8192^3; raster groups of
@@ -243,14 +251,14 @@ extern "C" const shim_sgemm_variant *shim_sgemm_find(const char *name)
  *   keeps the pipelined kernel, and transpose_first turns the other cases into NT there. */
 constexpr int LARGE_SIDE = 16384;
 
-static int register_staged_where_faster(const shim_sgemm_args *p, int chosen)
+static int register_staged_where_faster(const shim_sgemm_args *p, int chosen, int cfg)
 {
     if (!p->transa)
         return chosen == V_PIPE_128x64 && !p->transb && p->m >= LARGE_SIDE && p->n >= LARGE_SIDE &&
                        p->k >= LARGE_SIDE
                    ? V_WARPTILE
                    : chosen;
-    if (chosen == V_SPLITK)
+    if (chosen == V_SPLITK || (p->transb && config(cfg).bn >= 128))
         return chosen;
     const int64_t tiles = (int64_t)((p->m + 127) / 128) * ((p->n + 127) / 128);
     const int64_t slots = 2 * (int64_t)sm_count();
@@ -262,11 +270,6 @@ static int register_staged_where_faster(const shim_sgemm_args *p, int chosen)
     return chosen;
 }
 
-/* What a K-contiguous operand costs the selector's kernels, as a factor on the model's time (H200,
- * 8192^3, docs/perf/sgemm_math_speed.md: NT 50.3, NN 47.8, TT 43.5, TN 41.6 TFLOP/s; plan.cu's
- * efficiencies were fitted to NN): indexed by transa * 2 + transb. */
-static const double case_factor[4] = {1.0, 0.95, 1.15, 1.10};
-
 /* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
  * is all there is) */
 static int select_fp32_index(const shim_sgemm_args *p, double *seconds)
@@ -275,7 +278,7 @@ static int select_fp32_index(const shim_sgemm_args *p, double *seconds)
     /* tiny products: naive has the least set-up */
     if (p->k <= 256 && (int64_t)p->m * p->n * std::max(p->k, 1) <= ((int64_t)1 << 18))
         return V_NAIVE;
-    int best = V_PIPE_128x128;
+    int best = V_PIPE_128x128, best_cfg = TILE_128x128;
     double best_cost = INFINITY;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const plan pl = plan_dp(p, cfg);
@@ -283,6 +286,7 @@ static int select_fp32_index(const shim_sgemm_args *p, double *seconds)
         if (pl.dp_tiles > 0 && cost < best_cost) {
             best_cost = cost;
             best = variant_for_config(cfg);
+            best_cfg = cfg;
         }
     }
     if (p->k > 0 && p->alpha != 0.0f) {
@@ -290,15 +294,17 @@ static int select_fp32_index(const shim_sgemm_args *p, double *seconds)
         if (split.split_tiles > 0 && plan_cost(p, split) < SPLIT_MARGIN * best_cost) {
             best_cost = plan_cost(p, split) / SPLIT_MARGIN;
             best = V_SPLITK;
+            best_cfg = split.cfg;
         }
         const plan tail = plan_tail(p);
         if (tail.split_tiles > 0 && tail.dp_tiles > 0 && plan_cost(p, tail) < SPLIT_MARGIN * best_cost) {
             best_cost = plan_cost(p, tail) / SPLIT_MARGIN;
             best = V_SPLITK_TAIL;
+            best_cfg = tail.cfg;
         }
     }
-    *seconds = best_cost * case_factor[(p->transa ? 2 : 0) + (p->transb ? 1 : 0)];
-    return register_staged_where_faster(p, best);
+    *seconds = best_cost;
+    return register_staged_where_faster(p, best, best_cfg);
 }
 
 namespace sgemm {
@@ -354,6 +360,46 @@ extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
         if (variants[v].accepts(p))
             return &variants[v];
     return &variants[select_fp32(p, &fp32_seconds)];
+}
+
+/* the pipelined plan variant i runs for p, for the variants that run one */
+static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl)
+{
+    if (i == V_SPLITK || i == V_SPLITK_TAIL) {
+        *pl = i == V_SPLITK ? plan_splitk(p) : plan_tail(p);
+        return true;
+    }
+    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg)
+        if (variant_for_config(cfg) == i) {
+            *pl = plan_dp(p, cfg);
+            return true;
+        }
+    return false;
+}
+
+extern "C" int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm_args *p, char *buf, size_t len)
+{
+    if (!v || !p)
+        return snprintf(buf, len, "none");
+    const bool product = p->k > 0 && p->alpha != 0.0f;
+    int copies = 0;
+    shim_sgemm_args q = *p;
+    const shim_sgemm_variant *runs = v;
+    if (v == &variants[V_TRANSPOSE_FIRST] && product)
+        runs = transpose_first_inner(p, &copies, &q);
+    char how[96] = "";
+    plan pl;
+    if (product && variant_plan((int)(runs - variants), &q, &pl)) {
+        if (pl.split_tiles == 0)
+            snprintf(how, sizeof how, " (%d tiles of %s)", pl.dp_tiles, config(pl.cfg).name);
+        else
+            snprintf(how, sizeof how, " (tiles of %s: %d whole, %d in %d K slices)", config(pl.cfg).name,
+                     pl.dp_tiles, pl.split_tiles, pl.splits);
+    }
+    if (runs == v)
+        return snprintf(buf, len, "%s%s", v->name, how);
+    return snprintf(buf, len, "%s: %s%s copied, then %s%s", v->name, copies & COPY_A ? "A" : "",
+                    copies & COPY_B ? "B" : "", runs->name, how);
 }
 
 extern "C" size_t shim_sgemm_work_bytes(const shim_sgemm_variant *v, const shim_sgemm_args *p)

@@ -63,6 +63,9 @@ int copies_that_pay(const shim_sgemm_args *p, double direct);
 /* the expected seconds of the copied form, copies included */
 double transpose_first_seconds(const shim_sgemm_args *p, int copies);
 size_t transpose_first_work(const shim_sgemm_args *p);
+/* what the variant runs after its copies: the operands copied (COPY_A | COPY_B), the copied form of
+ * the problem, and the FP32 variant that runs it */
+const shim_sgemm_variant *transpose_first_inner(const shim_sgemm_args *p, int *copies, shim_sgemm_args *q);
 cudaError_t transpose_first_launch(const shim_sgemm_args *p);
 /* the FP32 ladder's choice without copies, and its expected seconds (0: a tiny product) */
 const shim_sgemm_variant *select_fp32_direct(const shim_sgemm_args *p, double *seconds);
@@ -80,7 +83,8 @@ enum tile_config_id {
     TILE_128x128_K8 = 4,
     TILE_128x256_K8 = 5,
     TILE_256x128_K8 = 6,
-    TILE_CONFIGS = 7
+    TILE_64x128 = 7,
+    TILE_CONFIGS = 8
 };
 
 struct tile_config {

@@ -52,6 +52,9 @@ const shim_sgemm_variant *shim_sgemm_variants(int *count);
 const shim_sgemm_variant *shim_sgemm_find(const char *name);
 const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p);
 size_t shim_sgemm_work_bytes(const shim_sgemm_variant *v, const shim_sgemm_args *p);
+/* what v runs for p, in one line (tile configuration, K slices, operands copied first), for logs,
+ * benchmarks and tests; the length snprintf would write */
+int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm_args *p, char *buf, size_t len);
 /* runs v on p, including the alpha == 0 / k == 0 rule (C := beta * C, A and B untouched) */
 cudaError_t shim_sgemm_run(const shim_sgemm_variant *v, const shim_sgemm_args *p);
 

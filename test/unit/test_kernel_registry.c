@@ -37,6 +37,13 @@ static void sgemm_shape(int m, int n, int k, int ta, int tb)
                    k, "NT"[ta], "NT"[tb], math);
             failures++;
         }
+        char how[256];
+        const int len = v ? shim_sgemm_describe(v, &p, how, sizeof how) : 0;
+        cases++;
+        if (v && (len <= 0 || (size_t)len >= sizeof how || strncmp(how, v->name, strlen(v->name)) != 0)) {
+            printf("FAIL sgemm %dx%dx%d math %d: %s described as \"%s\"\n", m, n, k, math, v->name, how);
+            failures++;
+        }
         for (int i = 0; i < count; i++) {
             cases++;
             /* the registry asks the variant whenever k > 0 (an empty C included) */
@@ -89,8 +96,35 @@ static void sgemm_copy_choice(int m, int n, int k, int ta, int tb, int expect)
     }
 }
 
+/* The tiles the FP32 plan runs (shim_sgemm_describe): a K-contiguous operand reaches shared memory by
+ * 4-byte transposing copies, whose cost falls with the tile's other side, so a plan whose large
+ * operand is a K-contiguous A takes 64x128 tiles (A's copies face 128 columns), never 128x64; with
+ * an R-contiguous A and a K-contiguous B, 128x64. Where the small operand is the K-contiguous one, it
+ * is copied first. */
+static void sgemm_tile_choice(int m, int n, int k, int ta, int tb, const char *expect)
+{
+    shim_sgemm_args p;
+    memset(&p, 0, sizeof p);
+    p.transa = ta, p.transb = tb, p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.beta = 0.0f;
+    p.lda = ta ? k : m, p.ldb = tb ? n : k, p.ldc = m, p.math = SHIM_SGEMM_FP32;
+    char how[256];
+    shim_sgemm_describe(shim_sgemm_select(&p), &p, how, sizeof how);
+    cases++;
+    if (!strstr(how, expect)) {
+        printf("FAIL sgemm %dx%dx%d %c%c: runs %s, expected %s\n", m, n, k, "NT"[ta], "NT"[tb], how, expect);
+        failures++;
+    }
+}
+
 int main(void)
 {
+    sgemm_tile_choice(8192, 128, 8192, 1, 1, "of 64x128");
+    sgemm_tile_choice(8192, 128, 8192, 1, 0, "B copied, then splitk (tiles of 64x128");
+    sgemm_tile_choice(8192, 128, 8192, 0, 1, "of 128x64");
+    sgemm_tile_choice(8192, 128, 8192, 0, 0, "B copied, then splitk (tiles of 128x64");
+    sgemm_tile_choice(128, 128, 65536, 1, 1, "of 64x128");
+    sgemm_tile_choice(128, 128, 65536, 0, 0, "of 128x64");
+
     for (int t = 0; t < 4; t++) {
         const int ta = t >> 1, tb = t & 1, has_kc = ta || !tb;
         sgemm_copy_choice(8192, 8192, 8192, ta, tb, has_kc);
