@@ -25,24 +25,26 @@ constexpr int MIN_SLICE_TILES = 2; /* a K slice shorter than this many k tiles i
 const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
                                 32, 40, 48, 64, 96, 128, 192, 256, 384, 512};
 
-/* What the operands' layout costs the kernel (H200, 8192^3, 128x64 tiles: NT 50.3, NN 47.8, TT 43.5,
- * TN 41.6 TFLOP/s; docs/notes/sgemm.md). The efficiencies below were fitted to NN. With both
- * operands R-contiguous (NT) every copy is a 16-byte one and the kernel runs 5 % faster. A
- * K-contiguous operand arrives by 4-byte transposing copies: a thread's share of A's copies per k
- * tile grows with BM and its FFMAs with BM x BN, so A's copies cost in proportion to 1 / BN, B's to
- * 1 / BM. K4_COST is that cost where the facing side is 128 (fitted: NN 1.02, TT 1.08, TN 1.15 of
- * NN's time at 128x64 against 1.0, 1.10, 1.15 measured). */
-constexpr double R_CONTIGUOUS_FACTOR = 0.95;
-constexpr double K4_COST = 0.07;
+/* What the operands' layout costs the kernel, as a factor on the time of a wave relative to NN at
+ * 128x64, to which the efficiencies and warp_factor were fitted. With both operands R-contiguous
+ * (NT) every copy is a 16-byte one. A K-contiguous operand arrives by 4-byte transposing copies: a
+ * thread's share of A's copies per k tile grows with BM and its FFMAs with BM x BN, so A's copies
+ * per FFMA go as 1 / BN, B's as 1 / BM. Measured (H200, 8192^3, by name, docs/notes/sgemm.md),
+ * against NT: one K-contiguous operand facing 128 rows or columns 1.05, facing 64 1.20-1.25, both
+ * (facing 128 and 64) 1.37-1.38, the same for 128x64 and its mirror 64x128; hence K4_COST x
+ * (128 / side)^2 per operand, and K4_BOTH more when there are two. With one 4-warp block per SM
+ * (1000^3, 1024^3) NN falls 10-16 % behind NT instead of 5 %: fewer warps hide the copies, so the
+ * cost grows as full / resident warps, up to the 3 measured. */
+constexpr double K4_COST = 0.053, K4_BOTH = 0.10;
+constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
 
-double layout_factor(const shim_sgemm_args *p, const tile_config &c)
+double layout_factor(const shim_sgemm_args *p, const tile_config &c, int resident_warps)
 {
-    double f = 1.0;
-    if (p->transa)
-        f += K4_COST * 128.0 / c.bn;
-    if (!p->transb)
-        f += K4_COST * 128.0 / c.bm;
-    return R_CONTIGUOUS_FACTOR * f;
+    const double a = p->transa ? K4_COST * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
+    const double b = p->transb ? 0.0 : K4_COST * (128.0 / c.bm) * (128.0 / c.bm);
+    const int full = c.blocks_per_sm * c.threads / 32;
+    const double exposed = std::min(MAX_EXPOSED, (double)full / std::max(1, std::min(resident_warps, full)));
+    return (1.0 + exposed * (a + b + (a > 0.0 && b > 0.0 ? K4_BOTH : 0.0))) / (1.0 + exposed * K4_COST);
 }
 
 int64_t ceil_div(int64_t a, int64_t b)
@@ -60,14 +62,14 @@ double warp_factor(int warps)
 
 /* seconds for nblocks equal blocks of `flops` each: full waves at the configuration's
  * occupancy, the last partial wave at the residency it really has */
-double waves_seconds(const tile_config &c, int64_t nblocks, double flops, int sms)
+double waves_seconds(const shim_sgemm_args *p, const tile_config &c, int64_t nblocks, double flops, int sms)
 {
     const int64_t slots = (int64_t)c.blocks_per_sm * sms;
     const int64_t full = nblocks / slots, rem = nblocks % slots;
     auto wave = [&](int resident) {
-        double eff = c.efficiency * warp_factor(resident * c.threads / 32) /
-                     warp_factor(c.blocks_per_sm * c.threads / 32);
-        return resident * flops / (PEAK_PER_SM * eff) + BLOCK_OVERHEAD_S;
+        const int warps = resident * c.threads / 32;
+        double eff = c.efficiency * warp_factor(warps) / warp_factor(c.blocks_per_sm * c.threads / 32);
+        return resident * flops / (PEAK_PER_SM * eff) * layout_factor(p, c, warps) + BLOCK_OVERHEAD_S;
     };
     double t = (double)full * wave(c.blocks_per_sm);
     if (rem)
@@ -216,13 +218,12 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
     const double tile_flops = 2.0 * c.bm * c.bn;
     double compute = 0.0, reduce = 0.0;
     if (pl.dp_tiles > 0)
-        compute += waves_seconds(c, pl.dp_tiles, tile_flops * (double)ceil_div(p->k, c.bk) * c.bk, sms);
+        compute += waves_seconds(p, c, pl.dp_tiles, tile_flops * (double)ceil_div(p->k, c.bk) * c.bk, sms);
     if (pl.split_tiles > 0) {
-        compute += waves_seconds(c, (int64_t)pl.split_tiles * pl.splits, tile_flops * pl.kslice, sms);
+        compute += waves_seconds(p, c, (int64_t)pl.split_tiles * pl.splits, tile_flops * pl.kslice, sms);
         /* partials written by the main kernel and read back, plus the C traffic of those tiles */
         reduce = REDUCE_LAUNCH_S + (2.0 * (double)plan_work_bytes(pl)) / DRAM_BYTES_PER_S;
     }
-    compute *= layout_factor(p, c);
     const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
     const double ab_bytes = 4.0 * ((double)p->m * p->k + (double)p->k * p->n);
     const double memory = (c_bytes + ab_bytes) / DRAM_BYTES_PER_S;
