@@ -34,7 +34,9 @@ const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
  * (facing 128 and 64) 1.37-1.38, the same for 128x64 and its mirror 64x128; hence K4_COST x
  * (128 / side)^2 per operand, and K4_BOTH more when there are two. With one 4-warp block per SM
  * (1000^3, 1024^3) NN falls 10-16 % behind NT instead of 5 %: fewer warps hide the copies, so the
- * cost grows as full / resident warps, up to the 3 measured. */
+ * cost grows as full / resident warps, up to the 3 measured, for blocks of 4 warps or more (64x64's
+ * 2-warp blocks were not measured so: at 512^3 NT the bonus this would give it chose 64x64 tiles over
+ * a 128x64 split that is 1.8 times faster). */
 constexpr double K4_COST = 0.053, K4_BOTH = 0.10;
 constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
 
@@ -43,7 +45,8 @@ double layout_factor(const shim_sgemm_args *p, const tile_config &c, int residen
     const double a = p->transa ? K4_COST * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
     const double b = p->transb ? 0.0 : K4_COST * (128.0 / c.bm) * (128.0 / c.bm);
     const int full = c.blocks_per_sm * c.threads / 32;
-    const double exposed = std::min(MAX_EXPOSED, (double)full / std::max(1, std::min(resident_warps, full)));
+    const double exposed = c.threads < 128 ? 1.0
+                                           : std::min(MAX_EXPOSED, (double)full / std::max(1, std::min(resident_warps, full)));
     return (1.0 + exposed * (a + b + (a > 0.0 && b > 0.0 ? K4_BOTH : 0.0))) / (1.0 + exposed * K4_COST);
 }
 
@@ -160,41 +163,25 @@ plan plan_dp(const shim_sgemm_args *p, int cfg)
     return pl;
 }
 
-/* select, work_bytes and launch each ask for the same plan in a row: remember the last one per
- * thread (the plan depends on nothing else than these: the shape, beta's C traffic, and the
- * transposes through the layout factor) */
-struct plan_memo {
-    int valid, m, n, k, beta_zero, transa, transb;
-    plan pl;
-    bool hit(const shim_sgemm_args *p) const
-    {
-        return valid && m == p->m && n == p->n && k == p->k && beta_zero == (p->beta == 0.0f) &&
-               transa == p->transa && transb == p->transb;
-    }
-    void keep(const shim_sgemm_args *p, const plan &x)
-    {
-        valid = 1, m = p->m, n = p->n, k = p->k, beta_zero = p->beta == 0.0f, transa = p->transa,
-        transb = p->transb, pl = x;
-    }
-};
-
+/* select, work_bytes and launch each ask for the same plans in a row, and the selector weighs up to
+ * four transpose forms of one shape (transpose_first's copied forms): each thread remembers the last
+ * few plans (shape_memo) */
 plan plan_splitk(const shim_sgemm_args *p)
 {
-    static thread_local plan_memo memo;
-    if (memo.hit(p))
-        return memo.pl;
+    static thread_local shape_memo<plan> memo;
+    if (const plan *known = memo.find(p))
+        return *known;
     bool found;
     plan pl = best_split(
         p, [](int) { return 0; }, found);
-    memo.keep(p, found ? pl : best_dp(p));
-    return memo.pl;
+    return memo.keep(p, found ? pl : best_dp(p));
 }
 
 plan plan_tail(const shim_sgemm_args *p)
 {
-    static thread_local plan_memo memo;
-    if (memo.hit(p))
-        return memo.pl;
+    static thread_local shape_memo<plan> memo;
+    if (const plan *known = memo.find(p))
+        return *known;
     const int sms = sm_count();
     bool found;
     plan pl = best_split(
@@ -207,8 +194,7 @@ plan plan_tail(const shim_sgemm_args *p)
             return dp.dp_tiles / slots * slots;
         },
         found);
-    memo.keep(p, found ? pl : plan_splitk(p));
-    return memo.pl;
+    return memo.keep(p, found ? pl : plan_splitk(p));
 }
 
 double plan_cost(const shim_sgemm_args *p, const plan &pl)

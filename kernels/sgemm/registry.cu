@@ -272,7 +272,7 @@ static int register_staged_where_faster(const shim_sgemm_args *p, int chosen, in
 
 /* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
  * is all there is) */
-static int select_fp32_index(const shim_sgemm_args *p, double *seconds)
+static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
 {
     *seconds = 0.0;
     /* tiny products: naive has the least set-up */
@@ -305,6 +305,26 @@ static int select_fp32_index(const shim_sgemm_args *p, double *seconds)
     }
     *seconds = best_cost;
     return register_staged_where_faster(p, best, best_cfg);
+}
+
+/* the same, remembered: asked for the caller's form and each copied form at every select, work_bytes
+ * and launch */
+static int select_fp32_index(const shim_sgemm_args *p, double *seconds)
+{
+    struct choice {
+        int index;
+        double seconds;
+    };
+    static thread_local shape_memo<choice> memo;
+    const choice *known = memo.find(p);
+    if (!known) {
+        choice c;
+        c.index = select_fp32_planned(p, &c.seconds);
+        memo.keep(p, c);
+        known = memo.find(p);
+    }
+    *seconds = known->seconds;
+    return known->index;
 }
 
 namespace sgemm {

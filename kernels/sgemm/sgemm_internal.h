@@ -130,6 +130,37 @@ cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const 
 /* the workspace pointer rounded up to 16 bytes (work_bytes leave room for that) */
 float *aligned_work(const shim_sgemm_args *p);
 
+/* The last few values of a pure function of the problem's shape, per thread (declare it static
+ * thread_local): the selector, work_bytes and launch ask for the same plans in a row, and the
+ * selector weighs up to four transpose forms of one shape. The key is all that the FP32 plans and
+ * choices depend on: m, n, k, the transposes, and whether alpha and beta are zero. */
+template <class T> struct shape_memo {
+    static constexpr int ENTRIES = 8;
+    struct entry {
+        int valid, m, n, k, transa, transb, alpha_zero, beta_zero;
+        T value;
+    } e[ENTRIES];
+    int next;
+    static bool same(const entry &x, const shim_sgemm_args *p)
+    {
+        return x.valid && x.m == p->m && x.n == p->n && x.k == p->k && x.transa == p->transa &&
+               x.transb == p->transb && x.alpha_zero == (p->alpha == 0.0f) && x.beta_zero == (p->beta == 0.0f);
+    }
+    const T *find(const shim_sgemm_args *p) const
+    {
+        for (const entry &x : e)
+            if (same(x, p))
+                return &x.value;
+        return nullptr;
+    }
+    T keep(const shim_sgemm_args *p, const T &value)
+    {
+        e[next] = entry{1, p->m, p->n, p->k, p->transa, p->transb, p->alpha == 0.0f, p->beta == 0.0f, value};
+        next = (next + 1) % ENTRIES;
+        return value;
+    }
+};
+
 /* multiprocessors of the current device, read once; 132 (H100/H200) when there is no device, so
  * that planning stays defined on machines without one */
 int sm_count();
