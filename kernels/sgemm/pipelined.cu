@@ -8,7 +8,10 @@
  * tile over the whole K range; the others compute one K slice of a tile and store it unscaled in
  * the workspace for the ordered reduction of splitk.cu. Several tile configurations are
  * instantiated; each is registered as a variant of its own. */
+#include <array>
 #include <atomic>
+#include <type_traits>
+#include <utility>
 
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
@@ -16,12 +19,16 @@
 namespace sgemm {
 namespace {
 
-enum load_mode { LOAD_R16 = 0, LOAD_R4 = 1, LOAD_K4 = 2 };
+/* how an operand reaches shared memory: R-contiguous by 16- or 4-byte copies; K-contiguous by 4-byte
+ * transposing copies (K4), or, where 16-byte capable, by 16-byte copies of four consecutive k of a
+ * row into a K-major stage that the block transposes in shared memory at each k tile's turn (K16) */
+enum load_mode { LOAD_R16 = 0, LOAD_R4 = 1, LOAD_K4 = 2, LOAD_K16 = 3, LOAD_MODES = 4 };
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, bool K16_ = true>
 struct pipe_config {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
     static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
+    static constexpr bool K16 = K16_; /* the K16 load mode may run (it spills in some configurations) */
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int LANES_M = WM / TM, LANES_N = WN / TN;
@@ -150,17 +157,114 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
     }
 };
 
+/* LOAD_K16: a K-contiguous, 16-byte capable operand's W x BK tile, copied as it lies in memory
+ * (row r's BK consecutive k at r * RAW_LD) by one 16-byte cp.async per four k of a row. The 16-byte
+ * copies cost the L1 a quarter of what the K4 copies' scattered 4-byte ones do; the price is a
+ * transpose in shared memory (transpose_raw) into the [k][r] layout the fragments are read from. */
+/* floats from one row of a K16 stage to the next: 16-byte rows, and eight consecutive rows' float4
+ * reads fall in distinct bank groups */
+__host__ __device__ constexpr int raw_ld(int bk)
+{
+    return bk + 4;
+}
+
+template <int W, int BK, int THREADS> struct raw_loader {
+    static constexpr int RAW_LD = raw_ld(BK);
+    static constexpr int CHUNKS_PER_LINE = BK / 4, LINES_PER_PASS = THREADS / CHUNKS_PER_LINE;
+    static constexpr int PER_THREAD = W * CHUNKS_PER_LINE / THREADS;
+    static constexpr uint32_t DST_STEP = 4u * LINES_PER_PASS * RAW_LD;
+    static_assert(BK % 4 == 0 && THREADS % CHUNKS_PER_LINE == 0 && (W * CHUNKS_PER_LINE) % THREADS == 0,
+                  "raw loader shape");
+    static_assert(PER_THREAD <= 32, "row mask width");
+
+    const float *src[PER_THREAD];
+    uint32_t dst;
+    int lpos;        /* k of the chunk's first element within the tile */
+    unsigned row_ok; /* bit s: chunk s's row is inside the matrix */
+    bool interior;
+
+    __device__ __forceinline__ void init(const operand &x, int r0, int kbegin, int tid)
+    {
+        const int line = tid / CHUNKS_PER_LINE;
+        lpos = 4 * (tid % CHUNKS_PER_LINE);
+        interior = r0 + W <= x.rows;
+        row_ok = 0;
+#pragma unroll
+        for (int s = 0; s < PER_THREAD; ++s) {
+            const int r = r0 + line + s * LINES_PER_PASS;
+            src[s] = x.ptr + (int64_t)r * x.ld + kbegin + lpos;
+            row_ok |= (unsigned)(r < x.rows) << s;
+        }
+        dst = 4u * (uint32_t)(line * RAW_LD + lpos);
+    }
+
+    /* k from k0 below kend are copied; the rest, and rows outside the matrix, arrive as zeros (a
+     * copy of source size 0 reads nothing) */
+    __device__ __forceinline__ void issue(const operand &, uint32_t stage, int k0, int kend)
+    {
+        const bool whole = interior && k0 + BK <= kend;
+        const uint32_t k_bytes = 4u * (uint32_t)min(max(kend - k0 - lpos, 0), 4);
+#pragma unroll
+        for (int s = 0; s < PER_THREAD; ++s) {
+            cp_async16(stage + dst + s * DST_STEP, src[s], whole ? 16u : ((row_ok >> s) & 1u) ? k_bytes : 0u);
+            src[s] += BK;
+        }
+    }
+};
+
+/* the K16 stage raw (row r's k at r * RAW_LD) into t ([k][r], rows LDS apart): a warp takes 32
+ * consecutive rows of one four-k chunk, so its float4 reads and its 4-byte writes are free of bank
+ * conflicts */
+template <int W, int BK, int THREADS, int LDS>
+__device__ __forceinline__ void transpose_raw(const float *raw, float *t, int tid)
+{
+    constexpr int RAW_LD = raw_ld(BK), CHUNKS = W * BK / 4;
+    static_assert(W % 32 == 0 && CHUNKS % THREADS == 0, "transpose shape");
+#pragma unroll
+    for (int c = tid; c < CHUNKS; c += THREADS) {
+        const int r = c % W, l = 4 * (c / W);
+        const float4 v = *reinterpret_cast<const float4 *>(raw + r * RAW_LD + l);
+        t[l * LDS + r] = v.x;
+        t[(l + 1) * LDS + r] = v.y;
+        t[(l + 2) * LDS + r] = v.z;
+        t[(l + 3) * LDS + r] = v.w;
+    }
+}
+
+/* an operand's stage in floats, its transposed tile (K16 only), and its loader */
+template <int MODE, int W, int BK, int THREADS, int LDS> struct operand_path {
+    static constexpr bool RAW = MODE == LOAD_K16;
+    template <bool R = RAW>
+    using loader = std::conditional_t<R, raw_loader<W, BK, THREADS>, async_loader<MODE, W, BK, THREADS, LDS>>;
+    static constexpr int STAGE = RAW ? W * raw_ld(BK) : BK * LDS;
+    static constexpr int TILE = RAW ? BK * LDS : 0;
+};
+
+/* dynamic shared memory of one block of CFG with these load modes */
+template <class CFG, int MODE_A, int MODE_B> constexpr size_t smem_bytes()
+{
+    using pa = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S>;
+    using pb = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S>;
+    return sizeof(float) * (CFG::STAGES * (pa::STAGE + pb::STAGE) + pa::TILE + pb::TILE);
+}
+
 template <class CFG, int MODE_A, int MODE_B>
 __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     pipelined_kernel(const problem p, const sched sc, float *__restrict__ ws)
 {
     constexpr int BM = CFG::BM, BN = CFG::BN, BK = CFG::BK, TM = CFG::TM, TN = CFG::TN;
     constexpr int STAGES = CFG::STAGES;
-    using loader_a = async_loader<MODE_A, BM, BK, CFG::THREADS, CFG::LDA_S>;
-    using loader_b = async_loader<MODE_B, BN, BK, CFG::THREADS, CFG::LDB_S>;
+    using path_a = operand_path<MODE_A, BM, BK, CFG::THREADS, CFG::LDA_S>;
+    using path_b = operand_path<MODE_B, BN, BK, CFG::THREADS, CFG::LDB_S>;
+    using loader_a = typename path_a::template loader<>;
+    using loader_b = typename path_b::template loader<>;
+    constexpr int A_STAGE = path_a::STAGE, B_STAGE = path_b::STAGE;
     extern __shared__ float4 smem_raw[];
     float *const As = reinterpret_cast<float *>(smem_raw);
-    float *const Bs = As + STAGES * CFG::A_STAGE;
+    float *const Bs = As + STAGES * A_STAGE;
+    /* the transposed tiles of the K16 operands: where their fragments are read from */
+    float *const At = Bs + STAGES * B_STAGE;
+    float *const Bt = At + path_a::TILE;
     const uint32_t as_addr = smem_addr(As), bs_addr = smem_addr(Bs);
 
     int t = (int)blockIdx.x, slice = 0, kbegin = 0, kend = p.k;
@@ -189,8 +293,8 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
         if (st < ktiles) {
-            la.issue(p.a, as_addr + 4u * st * CFG::A_STAGE, kbegin + st * BK, kend);
-            lb.issue(p.b, bs_addr + 4u * st * CFG::B_STAGE, kbegin + st * BK, kend);
+            la.issue(p.a, as_addr + 4u * st * A_STAGE, kbegin + st * BK, kend);
+            lb.issue(p.b, bs_addr + 4u * st * B_STAGE, kbegin + st * BK, kend);
         }
         cp_async_commit();
     }
@@ -222,10 +326,24 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         }
     };
 
+    /* the fragments' source for the tile in read_stage: the stage itself, or for a K16 operand its
+     * transposed tile, rewritten here (every thread is past its last read of the previous tile) */
+    const float *as, *bs;
+    auto enter_stage = [&](int stage) {
+        as = path_a::RAW ? At : As + stage * A_STAGE;
+        bs = path_b::RAW ? Bt : Bs + stage * B_STAGE;
+        if constexpr (path_a::RAW)
+            transpose_raw<BM, BK, CFG::THREADS, CFG::LDA_S>(As + stage * A_STAGE, At, tid);
+        if constexpr (path_b::RAW)
+            transpose_raw<BN, BK, CFG::THREADS, CFG::LDB_S>(Bs + stage * B_STAGE, Bt, tid);
+        if constexpr (path_a::RAW || path_b::RAW)
+            __syncthreads();
+    };
+
     cp_async_wait<STAGES - 2>();
     __syncthreads();
     int read_stage = 0, write_stage = STAGES - 1;
-    const float *as = As, *bs = Bs;
+    enter_stage(0);
     load_frags(0, as, bs);
 
     for (int kt = 0; kt < ktiles; ++kt) {
@@ -237,16 +355,15 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
                 cp_async_wait<STAGES - 2>();
                 __syncthreads();
                 read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
-                as = As + read_stage * CFG::A_STAGE;
-                bs = Bs + read_stage * CFG::B_STAGE;
+                enter_stage(read_stage);
             }
             const int next_kk = (kk + 1) % BK;
             load_frags((kk + 1) % 2, as + next_kk * CFG::LDA_S, bs + next_kk * CFG::LDB_S);
             if (kk == 0) {
                 const int next = kt + STAGES - 1;
                 if (next < ktiles) {
-                    la.issue(p.a, as_addr + 4u * write_stage * CFG::A_STAGE, kbegin + next * BK, kend);
-                    lb.issue(p.b, bs_addr + 4u * write_stage * CFG::B_STAGE, kbegin + next * BK, kend);
+                    la.issue(p.a, as_addr + 4u * write_stage * A_STAGE, kbegin + next * BK, kend);
+                    lb.issue(p.b, bs_addr + 4u * write_stage * B_STAGE, kbegin + next * BK, kend);
                 }
                 cp_async_commit();
                 write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
@@ -288,7 +405,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 }
 
 /*                               BM   BN  BK  WM  WN TM  TN STAGES MIN_BLOCKS */
-using cfg_128x128 = pipe_config<128, 128, 16, 64, 32, 8, 8, 4, 2>;
+using cfg_128x128 = pipe_config<128, 128, 16, 64, 32, 8, 8, 4, 2, false>;
 using cfg_128x256 = pipe_config<128, 256, 16, 64, 64, 8, 16, 4, 1>;
 using cfg_128x64 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 3>;
 using cfg_64x64 = pipe_config<64, 64, 16, 64, 32, 8, 8, 4, 6>;
@@ -297,33 +414,50 @@ using cfg_128x256_k8 = pipe_config<128, 256, 8, 64, 64, 8, 16, 4, 1>;
 using cfg_256x128_k8 = pipe_config<256, 128, 8, 64, 64, 8, 16, 4, 1>;
 using cfg_64x128 = pipe_config<64, 128, 16, 32, 64, 8, 8, 4, 3>;
 
+/* The K16 path takes more shared memory than K4 (raw stages of BK + 4 floats a row, and the
+ * transposed tile) and a few registers: where that would cost the configuration a block per SM, or
+ * spills (128x128 at 128 registers), K4 runs instead. */
+constexpr size_t SMEM_PER_SM = 227 * 1024, SMEM_RESERVED_PER_BLOCK = 1024;
+template <class CFG, int MA, int MB> constexpr bool fits()
+{
+    return (CFG::K16 || (MA != LOAD_K16 && MB != LOAD_K16)) &&
+           CFG::MIN_BLOCKS * (smem_bytes<CFG, MA, MB>() + SMEM_RESERVED_PER_BLOCK) <= SMEM_PER_SM;
+}
+constexpr int without_k16(int mode)
+{
+    return mode == LOAD_K16 ? LOAD_K4 : mode;
+}
+
 template <class CFG, int MA, int MB>
 cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
 {
-    void (*kernel)(const problem, const sched, float *) = pipelined_kernel<CFG, MA, MB>;
-    static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
-    const cudaError_t err = smem_attribute_once(kernel, (int)CFG::SMEM, configured);
-    if (err != cudaSuccess)
-        return err;
-    kernel<<<(unsigned)blocks, CFG::THREADS, CFG::SMEM, stream>>>(q, sc, ws);
-    return cudaGetLastError();
+    if constexpr (!fits<CFG, MA, MB>()) {
+        return launch_modes<CFG, without_k16(MA), without_k16(MB)>(q, sc, ws, blocks, stream);
+    } else {
+        constexpr size_t smem = smem_bytes<CFG, MA, MB>();
+        void (*kernel)(const problem, const sched, float *) = pipelined_kernel<CFG, MA, MB>;
+        static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
+        const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
+        if (err != cudaSuccess)
+            return err;
+        kernel<<<(unsigned)blocks, CFG::THREADS, smem, stream>>>(q, sc, ws);
+        return cudaGetLastError();
+    }
+}
+
+using modes_launcher = cudaError_t (*)(const problem &, const sched &, float *, int, cudaStream_t);
+/* launch_modes of CFG for every (A mode, B mode), indexed by ma * LOAD_MODES + mb */
+template <class CFG, int... I> constexpr std::array<modes_launcher, sizeof...(I)> modes_table(std::integer_sequence<int, I...>)
+{
+    return {launch_modes<CFG, I / LOAD_MODES, I % LOAD_MODES>...};
 }
 
 template <class CFG>
 cudaError_t launch_config(int ma, int mb, const problem &q, const sched &sc, float *ws, int blocks,
                           cudaStream_t stream)
 {
-    switch (ma * 3 + mb) {
-    case LOAD_R16 * 3 + LOAD_R16: return launch_modes<CFG, LOAD_R16, LOAD_R16>(q, sc, ws, blocks, stream);
-    case LOAD_R16 * 3 + LOAD_R4: return launch_modes<CFG, LOAD_R16, LOAD_R4>(q, sc, ws, blocks, stream);
-    case LOAD_R16 * 3 + LOAD_K4: return launch_modes<CFG, LOAD_R16, LOAD_K4>(q, sc, ws, blocks, stream);
-    case LOAD_R4 * 3 + LOAD_R16: return launch_modes<CFG, LOAD_R4, LOAD_R16>(q, sc, ws, blocks, stream);
-    case LOAD_R4 * 3 + LOAD_R4: return launch_modes<CFG, LOAD_R4, LOAD_R4>(q, sc, ws, blocks, stream);
-    case LOAD_R4 * 3 + LOAD_K4: return launch_modes<CFG, LOAD_R4, LOAD_K4>(q, sc, ws, blocks, stream);
-    case LOAD_K4 * 3 + LOAD_R16: return launch_modes<CFG, LOAD_K4, LOAD_R16>(q, sc, ws, blocks, stream);
-    case LOAD_K4 * 3 + LOAD_R4: return launch_modes<CFG, LOAD_K4, LOAD_R4>(q, sc, ws, blocks, stream);
-    default: return launch_modes<CFG, LOAD_K4, LOAD_K4>(q, sc, ws, blocks, stream);
-    }
+    static constexpr auto table = modes_table<CFG>(std::make_integer_sequence<int, LOAD_MODES * LOAD_MODES>{});
+    return table[ma * LOAD_MODES + mb](q, sc, ws, blocks, stream);
 }
 
 template <class CFG> constexpr tile_config describe(const char *name, int blocks_per_sm, double efficiency)
@@ -376,8 +510,8 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
             return cudaErrorInvalidValue;
         ws = aligned_work(p);
     }
-    const int ma = p->transa ? LOAD_K4 : q.a.vec ? LOAD_R16 : LOAD_R4;
-    const int mb = !p->transb ? LOAD_K4 : q.b.vec ? LOAD_R16 : LOAD_R4;
+    const int ma = p->transa ? (q.a.vec ? LOAD_K16 : LOAD_K4) : q.a.vec ? LOAD_R16 : LOAD_R4;
+    const int mb = !p->transb ? (q.b.vec ? LOAD_K16 : LOAD_K4) : q.b.vec ? LOAD_R16 : LOAD_R4;
     if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS)
         return cudaErrorInvalidValue;
     const cudaError_t err = launchers[pl.cfg](ma, mb, q, sc, ws, (int)blocks, p->stream);
