@@ -462,7 +462,8 @@ cudaError_t launch_config(int ma, int mb, const problem &q, const sched &sc, flo
 
 template <class CFG> constexpr tile_config describe(const char *name, int blocks_per_sm, double efficiency)
 {
-    return tile_config{name, CFG::BM, CFG::BN, CFG::BK, CFG::THREADS, blocks_per_sm, CFG::SMEM, efficiency};
+    return tile_config{name,         CFG::BM,   CFG::BN,   CFG::BK, CFG::THREADS, blocks_per_sm,
+                       CFG::SMEM,    efficiency, fits<CFG, LOAD_K16, LOAD_K16>()};
 }
 
 /* blocks_per_sm: the smaller of MIN_BLOCKS (registers) and what 227 KB of shared memory holds
@@ -510,10 +511,12 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
             return cudaErrorInvalidValue;
         ws = aligned_work(p);
     }
-    const int ma = p->transa ? (q.a.vec ? LOAD_K16 : LOAD_K4) : q.a.vec ? LOAD_R16 : LOAD_R4;
-    const int mb = !p->transb ? (q.b.vec ? LOAD_K16 : LOAD_K4) : q.b.vec ? LOAD_R16 : LOAD_R4;
     if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS)
         return cudaErrorInvalidValue;
+    const tile_config &c = config(pl.cfg);
+    const bool both = p->transa && !p->transb;
+    const int ma = p->transa ? (k16_pays(c, c.bn, q.a.vec, both) ? LOAD_K16 : LOAD_K4) : q.a.vec ? LOAD_R16 : LOAD_R4;
+    const int mb = !p->transb ? (k16_pays(c, c.bm, q.b.vec, both) ? LOAD_K16 : LOAD_K4) : q.b.vec ? LOAD_R16 : LOAD_R4;
     const cudaError_t err = launchers[pl.cfg](ma, mb, q, sc, ws, (int)blocks, p->stream);
     if (err != cudaSuccess || pl.split_tiles == 0)
         return err;

@@ -27,27 +27,32 @@ const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
 
 /* What the operands' layout costs the kernel, as a factor on the time of a wave relative to NN at
  * 128x64, to which the efficiencies and warp_factor were fitted. With both operands R-contiguous
- * (NT) every copy is a 16-byte one. A K-contiguous operand arrives by 4-byte transposing copies: a
- * thread's share of A's copies per k tile grows with BM and its FFMAs with BM x BN, so A's copies
- * per FFMA go as 1 / BN, B's as 1 / BM. Measured (H200, 8192^3, by name, docs/notes/sgemm.md),
- * against NT: one K-contiguous operand facing 128 rows or columns 1.05, facing 64 1.20-1.25, both
- * (facing 128 and 64) 1.37-1.38, the same for 128x64 and its mirror 64x128; hence K4_COST x
- * (128 / side)^2 per operand, and K4_BOTH more when there are two. With one 4-warp block per SM
- * (1000^3, 1024^3) NN falls 10-16 % behind NT instead of 5 %: fewer warps hide the copies, so the
- * cost grows as full / resident warps, up to the 3 measured, for blocks of 4 warps or more (64x64's
- * 2-warp blocks were not measured so: at 512^3 NT the bonus this would give it chose 64x64 tiles over
- * a 128x64 split that is 1.8 times faster). */
-constexpr double K4_COST = 0.053, K4_BOTH = 0.10;
+ * (NT) every copy is a 16-byte one. A K-contiguous operand arrives by 4-byte transposing copies
+ * (K4) or by 16-byte copies transposed in shared memory (K16, k16_pays): a thread's share of A's
+ * copies per k tile grows with BM and its FFMAs with BM x BN, so A's copies per FFMA go as 1 / BN,
+ * B's as 1 / BM. Measured (H200, 8192^3, by name, docs/notes/sgemm.md), against NT: K4 facing 128
+ * rows or columns 1.05, facing 64 1.20-1.25, both (facing 128 and 64) 1.37-1.38; K16 facing 64
+ * 1.12-1.15, both 1.22; the same for 128x64 and its mirror 64x128. Hence COST x (128 / side)^2 per
+ * operand, and BOTH more when there are two. With one 4-warp block per SM (1000^3, 1024^3) NN falls
+ * 10-16 % behind NT instead of 5 %: fewer warps hide the copies, so the cost grows as full /
+ * resident warps, up to the 3 measured, for blocks of 4 warps or more (64x64's 2-warp blocks were
+ * not measured so: at 512^3 NT the bonus this would give it chose 64x64 tiles over a 128x64 split
+ * that is 1.8 times faster). */
+constexpr double K4_COST = 0.053, K4_BOTH = 0.10, K16_COST = 0.034, K16_BOTH = 0.055;
 constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
 
 double layout_factor(const shim_sgemm_args *p, const tile_config &c, int resident_warps)
 {
-    const double a = p->transa ? K4_COST * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
-    const double b = p->transb ? 0.0 : K4_COST * (128.0 / c.bm) * (128.0 / c.bm);
+    const bool both = p->transa && !p->transb;
+    const bool a16 = p->transa && k16_pays(c, c.bn, operand_vec(p->a, p->lda), both);
+    const bool b16 = !p->transb && k16_pays(c, c.bm, operand_vec(p->b, p->ldb), both);
+    const double a = p->transa ? (a16 ? K16_COST : K4_COST) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
+    const double b = p->transb ? 0.0 : (b16 ? K16_COST : K4_COST) * (128.0 / c.bm) * (128.0 / c.bm);
+    const double pair = both ? (a16 && b16 ? K16_BOTH : K4_BOTH) : 0.0;
     const int full = c.blocks_per_sm * c.threads / 32;
     const double exposed = c.threads < 128 ? 1.0
                                            : std::min(MAX_EXPOSED, (double)full / std::max(1, std::min(resident_warps, full)));
-    return (1.0 + exposed * (a + b + (a > 0.0 && b > 0.0 ? K4_BOTH : 0.0))) / (1.0 + exposed * K4_COST);
+    return (1.0 + exposed * (a + b + pair)) / (1.0 + exposed * K4_COST);
 }
 
 int64_t ceil_div(int64_t a, int64_t b)
@@ -145,6 +150,16 @@ plan best_dp(const shim_sgemm_args *p)
 }
 
 } // namespace
+
+bool k16_pays(const tile_config &c, int facing, bool vec, bool both)
+{
+    return c.k16 && vec && (facing < 128 || both);
+}
+
+bool operand_vec(const float *x, int64_t ld)
+{
+    return aligned16(x) && ld % 4 == 0;
+}
 
 plan plan_dp(const shim_sgemm_args *p, int cfg)
 {

@@ -410,11 +410,20 @@ extern "C" int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm
     char how[96] = "";
     plan pl;
     if (product && variant_plan((int)(runs - variants), &q, &pl)) {
+        const tile_config &c = config(pl.cfg);
+        /* how each K-contiguous operand reaches shared memory */
+        const bool both = q.transa && !q.transb;
+        char kc[48] = "";
+        if (q.transa || !q.transb)
+            snprintf(kc, sizeof kc, ";%s%s%s%s", q.transa ? " A " : "",
+                     q.transa ? (k16_pays(c, c.bn, operand_vec(q.a, q.lda), both) ? "K16" : "K4") : "",
+                     q.transb ? "" : " B ",
+                     q.transb ? "" : (k16_pays(c, c.bm, operand_vec(q.b, q.ldb), both) ? "K16" : "K4"));
         if (pl.split_tiles == 0)
-            snprintf(how, sizeof how, " (%d tiles of %s)", pl.dp_tiles, config(pl.cfg).name);
+            snprintf(how, sizeof how, " (%d tiles of %s%s)", pl.dp_tiles, c.name, kc);
         else
-            snprintf(how, sizeof how, " (tiles of %s: %d whole, %d in %d K slices)", config(pl.cfg).name,
-                     pl.dp_tiles, pl.split_tiles, pl.splits);
+            snprintf(how, sizeof how, " (tiles of %s: %d whole, %d in %d K slices%s)", c.name, pl.dp_tiles,
+                     pl.split_tiles, pl.splits, kc);
     }
     if (runs == v)
         return snprintf(buf, len, "%s%s", v->name, how);

@@ -95,8 +95,17 @@ struct tile_config {
     size_t smem_bytes;
     double efficiency; /* planning guess: fraction of FFMA peak at full occupancy, large K; 0: not
                         * planned (runs by its variant's name only, until measured) */
+    bool k16;          /* K-contiguous operands may go by 16-byte copies and a shared-memory
+                        * transpose (no block per SM lost, no spills) */
 };
 const tile_config &config(int id);
+/* Whether a K-contiguous operand goes by 16-byte copies and a transpose in shared memory rather than
+ * by 4-byte transposing copies: where the configuration allows it, the operand is 16-byte capable
+ * (vec), and the tile side facing it is under 128 or both operands are K-contiguous. H200, 8192^3,
+ * by name: 16-byte copies gain 5-13 % there and lose 1-2 % with one operand facing 128. */
+bool k16_pays(const tile_config &c, int facing, bool vec, bool both);
+/* operand x of p (A or B) is 16-byte capable: pointer aligned, leading dimension a multiple of 4 */
+bool operand_vec(const float *x, int64_t ld);
 
 /* How the output tiles are spread over blocks. The first dp_tiles tiles (in the grouped raster
  * order) each get one block running the full K range and finishing C. The remaining split_tiles
@@ -133,18 +142,20 @@ float *aligned_work(const shim_sgemm_args *p);
 /* The last few values of a pure function of the problem's shape, per thread (declare it static
  * thread_local): the selector, work_bytes and launch ask for the same plans in a row, and the
  * selector weighs up to four transpose forms of one shape. The key is all that the FP32 plans and
- * choices depend on: m, n, k, the transposes, and whether alpha and beta are zero. */
+ * choices depend on: m, n, k, the transposes, whether alpha and beta are zero, and whether A and B
+ * are 16-byte capable. */
 template <class T> struct shape_memo {
     static constexpr int ENTRIES = 8;
     struct entry {
-        int valid, m, n, k, transa, transb, alpha_zero, beta_zero;
+        int valid, m, n, k, transa, transb, alpha_zero, beta_zero, vec_a, vec_b;
         T value;
     } e[ENTRIES];
     int next;
     static bool same(const entry &x, const shim_sgemm_args *p)
     {
         return x.valid && x.m == p->m && x.n == p->n && x.k == p->k && x.transa == p->transa &&
-               x.transb == p->transb && x.alpha_zero == (p->alpha == 0.0f) && x.beta_zero == (p->beta == 0.0f);
+               x.transb == p->transb && x.alpha_zero == (p->alpha == 0.0f) && x.beta_zero == (p->beta == 0.0f) &&
+               x.vec_a == operand_vec(p->a, p->lda) && x.vec_b == operand_vec(p->b, p->ldb);
     }
     const T *find(const shim_sgemm_args *p) const
     {
@@ -155,7 +166,17 @@ template <class T> struct shape_memo {
     }
     T keep(const shim_sgemm_args *p, const T &value)
     {
-        e[next] = entry{1, p->m, p->n, p->k, p->transa, p->transb, p->alpha == 0.0f, p->beta == 0.0f, value};
+        e[next] = entry{1,
+                        p->m,
+                        p->n,
+                        p->k,
+                        p->transa,
+                        p->transb,
+                        p->alpha == 0.0f,
+                        p->beta == 0.0f,
+                        operand_vec(p->a, p->lda),
+                        operand_vec(p->b, p->ldb),
+                        value};
         next = (next + 1) % ENTRIES;
         return value;
     }

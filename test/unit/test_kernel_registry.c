@@ -124,6 +124,11 @@ int main(void)
     sgemm_tile_choice(8192, 128, 8192, 0, 0, "B copied, then splitk (tiles of 128x64");
     sgemm_tile_choice(128, 128, 65536, 1, 1, "of 64x128");
     sgemm_tile_choice(128, 128, 65536, 0, 0, "of 128x64");
+    /* K-contiguous operands facing a 64-wide side, or both K-contiguous: 16-byte copies (K16); one
+     * facing 128: 4-byte ones (K4) */
+    sgemm_tile_choice(64, 4096, 4096, 0, 0, "64x128: 0 whole, 32 in 12 K slices; B K16)");
+    sgemm_tile_choice(8192, 128, 8192, 1, 1, "; A K4)");
+    sgemm_tile_choice(4096, 64, 4096, 1, 0, "; A K16 B K16)");
 
     for (int t = 0; t < 4; t++) {
         const int ta = t >> 1, tb = t & 1, has_kc = ta || !tb;
