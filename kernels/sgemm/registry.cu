@@ -316,15 +316,13 @@ static int select_fp32_index(const shim_sgemm_args *p, double *seconds)
         double seconds;
     };
     static thread_local shape_memo<choice> memo;
-    const choice *known = memo.find(p);
-    if (!known) {
-        choice c;
-        c.index = select_fp32_planned(p, &c.seconds);
-        memo.keep(p, c);
-        known = memo.find(p);
-    }
-    *seconds = known->seconds;
-    return known->index;
+    choice c;
+    if (const choice *known = memo.find(p))
+        c = *known;
+    else
+        c.index = select_fp32_planned(p, &c.seconds), memo.keep(p, c);
+    *seconds = c.seconds;
+    return c.index;
 }
 
 namespace sgemm {
