@@ -514,9 +514,9 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
     if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS)
         return cudaErrorInvalidValue;
     const tile_config &c = config(pl.cfg);
-    const bool both = p->transa && !p->transb;
-    const int ma = p->transa ? (k16_pays(c, c.bn, q.a.vec, both) ? LOAD_K16 : LOAD_K4) : q.a.vec ? LOAD_R16 : LOAD_R4;
-    const int mb = !p->transb ? (k16_pays(c, c.bm, q.b.vec, both) ? LOAD_K16 : LOAD_K4) : q.b.vec ? LOAD_R16 : LOAD_R4;
+    const int k16 = k16_operands(p, c);
+    const int ma = p->transa ? ((k16 & K16_A) ? LOAD_K16 : LOAD_K4) : q.a.vec ? LOAD_R16 : LOAD_R4;
+    const int mb = !p->transb ? ((k16 & K16_B) ? LOAD_K16 : LOAD_K4) : q.b.vec ? LOAD_R16 : LOAD_R4;
     const cudaError_t err = launchers[pl.cfg](ma, mb, q, sc, ws, (int)blocks, p->stream);
     if (err != cudaSuccess || pl.split_tiles == 0)
         return err;

@@ -28,7 +28,7 @@ const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
 /* What the operands' layout costs the kernel, as a factor on the time of a wave relative to NN at
  * 128x64, to which the efficiencies and warp_factor were fitted. With both operands R-contiguous
  * (NT) every copy is a 16-byte one. A K-contiguous operand arrives by 4-byte transposing copies
- * (K4) or by 16-byte copies transposed in shared memory (K16, k16_pays): a thread's share of A's
+ * (K4) or by 16-byte copies transposed in shared memory (K16, k16_operands): a thread's share of A's
  * copies per k tile grows with BM and its FFMAs with BM x BN, so A's copies per FFMA go as 1 / BN,
  * B's as 1 / BM. Measured (H200, 8192^3, by name, docs/notes/sgemm.md), against NT: K4 facing 128
  * rows or columns 1.05, facing 64 1.20-1.25, both (facing 128 and 64) 1.37-1.38; K16 facing 64
@@ -43,12 +43,10 @@ constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, 
 
 double layout_factor(const shim_sgemm_args *p, const tile_config &c, int resident_warps)
 {
-    const bool both = p->transa && !p->transb;
-    const bool a16 = p->transa && k16_pays(c, c.bn, operand_vec(p->a, p->lda), both);
-    const bool b16 = !p->transb && k16_pays(c, c.bm, operand_vec(p->b, p->ldb), both);
-    const double a = p->transa ? (a16 ? K16_COST : K4_COST) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
-    const double b = p->transb ? 0.0 : (b16 ? K16_COST : K4_COST) * (128.0 / c.bm) * (128.0 / c.bm);
-    const double pair = both ? (a16 && b16 ? K16_BOTH : K4_BOTH) : 0.0;
+    const int k16 = k16_operands(p, c);
+    const double a = p->transa ? ((k16 & K16_A) ? K16_COST : K4_COST) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
+    const double b = p->transb ? 0.0 : ((k16 & K16_B) ? K16_COST : K4_COST) * (128.0 / c.bm) * (128.0 / c.bm);
+    const double pair = p->transa && !p->transb ? (k16 == (K16_A | K16_B) ? K16_BOTH : K4_BOTH) : 0.0;
     const int full = c.blocks_per_sm * c.threads / 32;
     const double exposed = c.threads < 128 ? 1.0
                                            : std::min(MAX_EXPOSED, (double)full / std::max(1, std::min(resident_warps, full)));
@@ -151,9 +149,14 @@ plan best_dp(const shim_sgemm_args *p)
 
 } // namespace
 
-bool k16_pays(const tile_config &c, int facing, bool vec, bool both)
+int k16_operands(const shim_sgemm_args *p, const tile_config &c)
 {
-    return c.k16 && vec && (facing < 128 || both);
+    if (!c.k16)
+        return 0;
+    const bool both = p->transa && !p->transb;
+    const bool a = p->transa && operand_vec(p->a, p->lda) && (c.bn < 128 || both);
+    const bool b = !p->transb && operand_vec(p->b, p->ldb) && (c.bm < 128 || both);
+    return (a ? K16_A : 0) | (b ? K16_B : 0);
 }
 
 bool operand_vec(const float *x, int64_t ld)

@@ -410,13 +410,11 @@ extern "C" int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm
     if (product && variant_plan((int)(runs - variants), &q, &pl)) {
         const tile_config &c = config(pl.cfg);
         /* how each K-contiguous operand reaches shared memory */
-        const bool both = q.transa && !q.transb;
+        const int k16 = k16_operands(&q, c);
         char kc[48] = "";
         if (q.transa || !q.transb)
-            snprintf(kc, sizeof kc, ";%s%s%s%s", q.transa ? " A " : "",
-                     q.transa ? (k16_pays(c, c.bn, operand_vec(q.a, q.lda), both) ? "K16" : "K4") : "",
-                     q.transb ? "" : " B ",
-                     q.transb ? "" : (k16_pays(c, c.bm, operand_vec(q.b, q.ldb), both) ? "K16" : "K4"));
+            snprintf(kc, sizeof kc, ";%s%s%s%s", q.transa ? " A " : "", q.transa ? ((k16 & K16_A) ? "K16" : "K4") : "",
+                     q.transb ? "" : " B ", q.transb ? "" : ((k16 & K16_B) ? "K16" : "K4"));
         if (pl.split_tiles == 0)
             snprintf(how, sizeof how, " (%d tiles of %s%s)", pl.dp_tiles, c.name, kc);
         else

@@ -99,11 +99,13 @@ struct tile_config {
                         * transpose (no block per SM lost, no spills) */
 };
 const tile_config &config(int id);
-/* Whether a K-contiguous operand goes by 16-byte copies and a transpose in shared memory rather than
- * by 4-byte transposing copies: where the configuration allows it, the operand is 16-byte capable
- * (vec), and the tile side facing it is under 128 or both operands are K-contiguous. H200, 8192^3,
- * by name: 16-byte copies gain 5-13 % there and lose 1-2 % with one operand facing 128. */
-bool k16_pays(const tile_config &c, int facing, bool vec, bool both);
+/* The K-contiguous operands of p that go by 16-byte copies and a transpose in shared memory
+ * (K16_A | K16_B) rather than by 4-byte transposing copies under configuration c: where c allows
+ * it, the operand is 16-byte capable, and the tile side facing it is under 128 or both operands are
+ * K-contiguous. H200, 8192^3, by name: 16-byte copies gain 5-13 % there and lose 1-2 % with one
+ * operand facing 128. The launch, the cost model and shim_sgemm_describe all ask this. */
+enum { K16_A = 1, K16_B = 2 };
+int k16_operands(const shim_sgemm_args *p, const tile_config &c);
 /* operand x of p (A or B) is 16-byte capable: pointer aligned, leading dimension a multiple of 4 */
 bool operand_vec(const float *x, int64_t ld);
 
@@ -151,32 +153,37 @@ template <class T> struct shape_memo {
         T value;
     } e[ENTRIES];
     int next;
-    static bool same(const entry &x, const shim_sgemm_args *p)
+    static entry key(const shim_sgemm_args *p)
     {
-        return x.valid && x.m == p->m && x.n == p->n && x.k == p->k && x.transa == p->transa &&
-               x.transb == p->transb && x.alpha_zero == (p->alpha == 0.0f) && x.beta_zero == (p->beta == 0.0f) &&
-               x.vec_a == operand_vec(p->a, p->lda) && x.vec_b == operand_vec(p->b, p->ldb);
+        return entry{1,
+                     p->m,
+                     p->n,
+                     p->k,
+                     p->transa,
+                     p->transb,
+                     p->alpha == 0.0f,
+                     p->beta == 0.0f,
+                     operand_vec(p->a, p->lda),
+                     operand_vec(p->b, p->ldb),
+                     T{}};
+    }
+    static bool same(const entry &x, const entry &y)
+    {
+        return x.valid && x.m == y.m && x.n == y.n && x.k == y.k && x.transa == y.transa && x.transb == y.transb &&
+               x.alpha_zero == y.alpha_zero && x.beta_zero == y.beta_zero && x.vec_a == y.vec_a && x.vec_b == y.vec_b;
     }
     const T *find(const shim_sgemm_args *p) const
     {
+        const entry wanted = key(p);
         for (const entry &x : e)
-            if (same(x, p))
+            if (same(x, wanted))
                 return &x.value;
         return nullptr;
     }
     T keep(const shim_sgemm_args *p, const T &value)
     {
-        e[next] = entry{1,
-                        p->m,
-                        p->n,
-                        p->k,
-                        p->transa,
-                        p->transb,
-                        p->alpha == 0.0f,
-                        p->beta == 0.0f,
-                        operand_vec(p->a, p->lda),
-                        operand_vec(p->b, p->ldb),
-                        value};
+        e[next] = key(p);
+        e[next].value = value;
         next = (next + 1) % ENTRIES;
         return value;
     }
