@@ -2,7 +2,9 @@
  * are asynchronous and STAGES - 1 k tiles ahead of the compute, so the global latency is hidden
  * without registers holding the data in flight; 16-byte copies (.cg, L2 only) move the operands
  * whose contiguous side is M or N and which are 16-byte capable, 4-byte copies (.ca) the others,
- * element by element, which also transposes the K-contiguous operand into the K-major layout.
+ * element by element, which also transposes a K-contiguous operand into the K-major layout; where
+ * such an operand is 16-byte capable and it pays (k16_operands), it comes by 16-byte copies and is
+ * transposed in shared memory a k tile ahead, among the FFMAs (LOAD_K16).
  *
  * The same kernel runs every launch plan (sgemm_internal.h): blocks below dp_tiles finish their
  * tile over the whole K range; the others compute one K slice of a tile and store it unscaled in
@@ -158,23 +160,24 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
 };
 
 /* LOAD_K16: a K-contiguous, 16-byte capable operand's W x BK tile, copied as it lies in memory
- * (row r's BK consecutive k at r * RAW_LD) by one 16-byte cp.async per four k of a row. The 16-byte
- * copies cost the L1 a quarter of what the K4 copies' scattered 4-byte ones do; the price is a
- * transpose in shared memory (transpose_raw) into the [k][r] layout the fragments are read from. */
-/* floats from one row of a K16 stage to the next: 16-byte rows, and eight consecutive rows' float4
- * reads fall in distinct bank groups */
-__host__ __device__ constexpr int raw_ld(int bk)
+ * (row r's BK consecutive k, BK floats a row) by one 16-byte cp.async per four k of a row. The
+ * 16-byte copies cost the L1 a quarter of what the K4 copies' scattered 4-byte ones do; the price is
+ * a transpose in shared memory (transpose_chunk) into the [k][r] layout the fragments are read from.
+ * Rows are not padded: row r's four-k chunk c lies at chunk c ^ raw_swizzle(r) of the row, so that
+ * the eight rows a quarter warp reads at one c fall in eight distinct 16-byte bank groups. */
+template <int BK> __device__ __forceinline__ int raw_swizzle(int r)
 {
-    return bk + 4;
+    static_assert(BK == 8 || BK == 16, "the swizzle is laid out for rows of 32 or 64 bytes");
+    return (r / (32 / BK)) % (BK / 4); /* rows sharing a 128-byte line get distinct chunk orders */
 }
 
 template <int W, int BK, int THREADS> struct raw_loader {
-    static constexpr int RAW_LD = raw_ld(BK);
     static constexpr int CHUNKS_PER_LINE = BK / 4, LINES_PER_PASS = THREADS / CHUNKS_PER_LINE;
     static constexpr int PER_THREAD = W * CHUNKS_PER_LINE / THREADS;
-    static constexpr uint32_t DST_STEP = 4u * LINES_PER_PASS * RAW_LD;
+    static constexpr uint32_t DST_STEP = 4u * LINES_PER_PASS * BK;
     static_assert(BK % 4 == 0 && THREADS % CHUNKS_PER_LINE == 0 && (W * CHUNKS_PER_LINE) % THREADS == 0,
                   "raw loader shape");
+    static_assert(LINES_PER_PASS % 8 == 0, "a thread's rows share one swizzle");
     static_assert(PER_THREAD <= 32, "row mask width");
 
     const float *src[PER_THREAD];
@@ -185,8 +188,8 @@ template <int W, int BK, int THREADS> struct raw_loader {
 
     __device__ __forceinline__ void init(const operand &x, int r0, int kbegin, int tid)
     {
-        const int line = tid / CHUNKS_PER_LINE;
-        lpos = 4 * (tid % CHUNKS_PER_LINE);
+        const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
+        lpos = 4 * pos;
         interior = r0 + W <= x.rows;
         row_ok = 0;
 #pragma unroll
@@ -195,7 +198,7 @@ template <int W, int BK, int THREADS> struct raw_loader {
             src[s] = x.ptr + (int64_t)r * x.ld + kbegin + lpos;
             row_ok |= (unsigned)(r < x.rows) << s;
         }
-        dst = 4u * (uint32_t)(line * RAW_LD + lpos);
+        dst = 4u * (uint32_t)(line * BK + 4 * (pos ^ raw_swizzle<BK>(line)));
     }
 
     /* k from k0 below kend are copied; the rest, and rows outside the matrix, arrive as zeros (a
@@ -212,32 +215,47 @@ template <int W, int BK, int THREADS> struct raw_loader {
     }
 };
 
-/* the K16 stage raw (row r's k at r * RAW_LD) into t ([k][r], rows LDS apart): a warp takes 32
- * consecutive rows of one four-k chunk, so its float4 reads and its 4-byte writes are free of bank
- * conflicts */
-template <int W, int BK, int THREADS, int LDS>
-__device__ __forceinline__ void transpose_raw(const float *raw, float *t, int tid)
-{
-    constexpr int RAW_LD = raw_ld(BK), CHUNKS = W * BK / 4;
+/* chunk i of this thread's share of the K16 stage raw, written transposed into t ([k][r], rows LDS
+ * apart): a warp takes 32 consecutive rows of one four-k chunk, so its float4 reads and its 4-byte
+ * writes are free of bank conflicts */
+template <int W, int BK, int THREADS, int LDS> struct raw_transpose {
+    static constexpr int CHUNKS = W * BK / 4, PER_THREAD = CHUNKS / THREADS;
     static_assert(W % 32 == 0 && CHUNKS % THREADS == 0, "transpose shape");
-#pragma unroll
-    for (int c = tid; c < CHUNKS; c += THREADS) {
-        const int r = c % W, l = 4 * (c / W);
-        const float4 v = *reinterpret_cast<const float4 *>(raw + r * RAW_LD + l);
-        t[l * LDS + r] = v.x;
-        t[(l + 1) * LDS + r] = v.y;
-        t[(l + 2) * LDS + r] = v.z;
-        t[(l + 3) * LDS + r] = v.w;
-    }
-}
 
-/* an operand's stage in floats, its transposed tile (K16 only), and its loader */
+    static __device__ __forceinline__ void chunk(const float *raw, float *t, int tid, int i)
+    {
+        const int c = tid + i * THREADS, r = c % W, l4 = c / W;
+        const float4 v = *reinterpret_cast<const float4 *>(raw + r * BK + 4 * (l4 ^ raw_swizzle<BK>(r)));
+        float *d = t + 4 * l4 * LDS + r;
+        d[0] = v.x;
+        d[LDS] = v.y;
+        d[2 * LDS] = v.z;
+        d[3 * LDS] = v.w;
+    }
+    static __device__ __forceinline__ void all(const float *raw, float *t, int tid)
+    {
+#pragma unroll
+        for (int i = 0; i < PER_THREAD; ++i)
+            chunk(raw, t, tid, i);
+    }
+    /* spread over a k tile's BK steps: the chunk due at step kk, or -1 */
+    static constexpr __device__ __forceinline__ int due(int kk)
+    {
+        static_assert(2 * PER_THREAD <= BK, "at most one chunk a step, none at the last step");
+        return kk % (BK / PER_THREAD) == 0 && kk / (BK / PER_THREAD) < PER_THREAD ? kk / (BK / PER_THREAD) : -1;
+    }
+};
+
+/* an operand's stage in floats, its transposed tiles (K16 only: two, the one being read and the
+ * next one being written), and its loader */
 template <int MODE, int W, int BK, int THREADS, int LDS> struct operand_path {
     static constexpr bool RAW = MODE == LOAD_K16;
     template <bool R = RAW>
     using loader = std::conditional_t<R, raw_loader<W, BK, THREADS>, async_loader<MODE, W, BK, THREADS, LDS>>;
-    static constexpr int STAGE = RAW ? W * raw_ld(BK) : BK * LDS;
+    using transpose = raw_transpose<W, BK, THREADS, LDS>;
+    static constexpr int STAGE = RAW ? W * BK : BK * LDS;
     static constexpr int TILE = RAW ? BK * LDS : 0;
+    static constexpr int TILES = RAW ? 2 : 0;
 };
 
 /* dynamic shared memory of one block of CFG with these load modes */
@@ -245,7 +263,7 @@ template <class CFG, int MODE_A, int MODE_B> constexpr size_t smem_bytes()
 {
     using pa = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S>;
     using pb = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S>;
-    return sizeof(float) * (CFG::STAGES * (pa::STAGE + pb::STAGE) + pa::TILE + pb::TILE);
+    return sizeof(float) * (CFG::STAGES * (pa::STAGE + pb::STAGE) + pa::TILES * pa::TILE + pb::TILES * pb::TILE);
 }
 
 template <class CFG, int MODE_A, int MODE_B>
@@ -262,9 +280,15 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     extern __shared__ float4 smem_raw[];
     float *const As = reinterpret_cast<float *>(smem_raw);
     float *const Bs = As + STAGES * A_STAGE;
-    /* the transposed tiles of the K16 operands: where their fragments are read from */
+    /* the transposed tiles of the K16 operands, two each: tile kt's fragments are read from
+     * tile kt % 2 while tile kt + 1 is transposed into the other */
     float *const At = Bs + STAGES * B_STAGE;
-    float *const Bt = At + path_a::TILE;
+    float *const Bt = At + path_a::TILES * path_a::TILE;
+    /* with a K16 operand the stage of tile kt + 1 must have landed while tile kt is computed: one
+     * k tile less in flight */
+    constexpr bool RAW = path_a::RAW || path_b::RAW;
+    constexpr int IN_FLIGHT = RAW ? STAGES - 3 : STAGES - 2;
+    static_assert(IN_FLIGHT >= 0, "stages");
     const uint32_t as_addr = smem_addr(As), bs_addr = smem_addr(Bs);
 
     int t = (int)blockIdx.x, slice = 0, kbegin = 0, kend = p.k;
@@ -326,36 +350,51 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         }
     };
 
-    /* the fragments' source for the tile in read_stage: the stage itself, or for a K16 operand its
-     * transposed tile, rewritten here (every thread is past its last read of the previous tile) */
-    const float *as, *bs;
-    auto enter_stage = [&](int stage) {
-        as = path_a::RAW ? At : As + stage * A_STAGE;
-        bs = path_b::RAW ? Bt : Bs + stage * B_STAGE;
+    /* K16 operands: the stage of tile kt, transposed into tile kt % 2, the whole of it (before the
+     * first tile) or chunk i of each thread's share (spread over the steps of tile kt - 1) */
+    auto transpose_all = [&](int stage, int kt) {
         if constexpr (path_a::RAW)
-            transpose_raw<BM, BK, CFG::THREADS, CFG::LDA_S>(As + stage * A_STAGE, At, tid);
+            path_a::transpose::all(As + stage * A_STAGE, At + (kt & 1) * path_a::TILE, tid);
         if constexpr (path_b::RAW)
-            transpose_raw<BN, BK, CFG::THREADS, CFG::LDB_S>(Bs + stage * B_STAGE, Bt, tid);
-        if constexpr (path_a::RAW || path_b::RAW)
-            __syncthreads();
+            path_b::transpose::all(Bs + stage * B_STAGE, Bt + (kt & 1) * path_b::TILE, tid);
     };
+    auto transpose_part = [&](int stage, int kt, int kk) {
+        if constexpr (path_a::RAW)
+            if (path_a::transpose::due(kk) >= 0)
+                path_a::transpose::chunk(As + stage * A_STAGE, At + (kt & 1) * path_a::TILE, tid,
+                                         path_a::transpose::due(kk));
+        if constexpr (path_b::RAW)
+            if (path_b::transpose::due(kk) >= 0)
+                path_b::transpose::chunk(Bs + stage * B_STAGE, Bt + (kt & 1) * path_b::TILE, tid,
+                                         path_b::transpose::due(kk));
+    };
+    /* where tile kt's fragments are read from: its stage, or a K16 operand's transposed tile */
+    auto a_src = [&](int stage, int kt) { return path_a::RAW ? At + (kt & 1) * path_a::TILE : As + stage * A_STAGE; };
+    auto b_src = [&](int stage, int kt) { return path_b::RAW ? Bt + (kt & 1) * path_b::TILE : Bs + stage * B_STAGE; };
 
-    cp_async_wait<STAGES - 2>();
+    cp_async_wait<IN_FLIGHT>();
     __syncthreads();
+    if constexpr (RAW) {
+        transpose_all(0, 0);
+        __syncthreads();
+    }
     int read_stage = 0, write_stage = STAGES - 1;
-    enter_stage(0);
+    const float *as = a_src(0, 0), *bs = b_src(0, 0);
     load_frags(0, as, bs);
 
     for (int kt = 0; kt < ktiles; ++kt) {
+        const bool transpose_next = RAW && kt + 1 < ktiles;
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
             if (kk == BK - 1) {
-                /* tile kt + 1 has landed for every thread, and every thread is done reading the
-                 * stage that the copies issued at the next kk == 0 will overwrite */
-                cp_async_wait<STAGES - 2>();
+                /* tile kt + 1 (and, with K16, its transposed tile and the stage of kt + 2) is
+                 * there for every thread, and every thread is done reading the stage that the
+                 * copies issued at the next kk == 0 will overwrite */
+                cp_async_wait<IN_FLIGHT>();
                 __syncthreads();
                 read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
-                enter_stage(read_stage);
+                as = a_src(read_stage, kt + 1);
+                bs = b_src(read_stage, kt + 1);
             }
             const int next_kk = (kk + 1) % BK;
             load_frags((kk + 1) % 2, as + next_kk * CFG::LDA_S, bs + next_kk * CFG::LDB_S);
@@ -368,6 +407,8 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
                 cp_async_commit();
                 write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
             }
+            if (transpose_next && kk < BK - 1) /* read_stage is still tile kt's */
+                transpose_part(read_stage + 1 == STAGES ? 0 : read_stage + 1, kt + 1, kk);
             outer_product(acc, af[kk % 2], bf[kk % 2]);
         }
     }
