@@ -304,8 +304,9 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     tile_coords<RASTER_GROUP>(t, sc.tiles_m, sc.tiles_n, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int tid = (int)threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const int a_frag = (warp % CFG::WARPS_M) * CFG::WM + (lane % CFG::LANES_M) * 4;
-    const int b_frag = (warp / CFG::WARPS_M) * CFG::WN + (lane / CFG::LANES_M) * 4;
+    const int2 place = lane_place<CFG::LANES_M>(lane);
+    const int a_frag = (warp % CFG::WARPS_M) * CFG::WM + place.x * 4;
+    const int b_frag = (warp / CFG::WARPS_M) * CFG::WN + place.y * 4;
 
     loader_a la;
     loader_b lb;
