@@ -46,6 +46,23 @@ struct pipe_config {
     static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0 && BK >= 2 && STAGES >= 2, "shape");
 };
 
+/* a thread's N rows of a K-contiguous operand, STEP apart from row r0 + line: where each row's
+ * chunk starts (at k = kbegin + lpos), and bit s set when row s lies inside the matrix */
+template <int N, int STEP>
+__device__ __forceinline__ unsigned k_rows(const operand &x, int r0, int line, int kbegin, int lpos,
+                                           const float *(&src)[N])
+{
+    static_assert(N <= 32, "row mask width");
+    unsigned ok = 0;
+#pragma unroll
+    for (int s = 0; s < N; ++s) {
+        const int r = r0 + line + s * STEP;
+        src[s] = x.ptr + (int64_t)r * x.ld + kbegin + lpos;
+        ok |= (unsigned)(r < x.rows) << s;
+    }
+    return ok;
+}
+
 /* per-thread state for the asynchronous copies of one operand's W x BK tiles. Work is cut in
  * chunks of four elements along the contiguous side, so a warp's copies are coalesced: R modes
  * copy four consecutive rows at one l. With BK 16 a LOAD_K4 chunk pos of a row holds
@@ -85,13 +102,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
         interior = r0 + W <= x.rows;
         if (KC) {
             lpos = k4_first(pos);
-            row_ok = 0;
-#pragma unroll
-            for (int s = 0; s < PER_THREAD; ++s) {
-                const int r = r0 + line + s * LINES_PER_PASS;
-                src[s] = x.ptr + (int64_t)r * x.ld + kbegin + lpos;
-                row_ok |= (unsigned)(r < x.rows) << s;
-            }
+            row_ok = k_rows<PER_THREAD, LINES_PER_PASS>(x, r0, line, kbegin, lpos, src);
             dst = 4u * (uint32_t)(lpos * LDS + line);
         } else {
             const int r = r0 + pos * 4;
@@ -191,13 +202,7 @@ template <int W, int BK, int THREADS> struct raw_loader {
         const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
         lpos = 4 * pos;
         interior = r0 + W <= x.rows;
-        row_ok = 0;
-#pragma unroll
-        for (int s = 0; s < PER_THREAD; ++s) {
-            const int r = r0 + line + s * LINES_PER_PASS;
-            src[s] = x.ptr + (int64_t)r * x.ld + kbegin + lpos;
-            row_ok |= (unsigned)(r < x.rows) << s;
-        }
+        row_ok = k_rows<PER_THREAD, LINES_PER_PASS>(x, r0, line, kbegin, lpos, src);
         dst = 4u * (uint32_t)(line * BK + 4 * (pos ^ raw_swizzle<BK>(line)));
     }
 
