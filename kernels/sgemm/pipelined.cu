@@ -174,14 +174,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
  * (row r's BK consecutive k, BK floats a row) by one 16-byte cp.async per four k of a row. The
  * 16-byte copies cost the L1 a quarter of what the K4 copies' scattered 4-byte ones do; the price is
  * a transpose in shared memory (transpose_chunk) into the [k][r] layout the fragments are read from.
- * Rows are not padded: row r's four-k chunk c lies at chunk c ^ raw_swizzle(r) of the row, so that
- * the eight rows a quarter warp reads at one c fall in eight distinct 16-byte bank groups. */
-template <int BK> __device__ __forceinline__ int raw_swizzle(int r)
-{
-    static_assert(BK == 8 || BK == 16, "the swizzle is laid out for rows of 32 or 64 bytes");
-    return (r / (32 / BK)) % (BK / 4); /* rows sharing a 128-byte line get distinct chunk orders */
-}
-
+ * Rows are not padded, their chunks swizzled (raw_swizzle, smem_layout.h). */
 template <int W, int BK, int THREADS> struct raw_loader {
     static constexpr int CHUNKS_PER_LINE = BK / 4, LINES_PER_PASS = THREADS / CHUNKS_PER_LINE;
     static constexpr int PER_THREAD = W * CHUNKS_PER_LINE / THREADS;
@@ -309,9 +302,9 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     tile_coords<RASTER_GROUP>(t, sc.tiles_m, sc.tiles_n, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int tid = (int)threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const int2 place = lane_place<CFG::LANES_M>(lane);
-    const int a_frag = (warp % CFG::WARPS_M) * CFG::WM + place.x * 4;
-    const int b_frag = (warp / CFG::WARPS_M) * CFG::WN + place.y * 4;
+    const lane_xy place = lane_place<CFG::LANES_M>(lane);
+    const int a_frag = (warp % CFG::WARPS_M) * CFG::WM + place.m * 4;
+    const int b_frag = (warp / CFG::WARPS_M) * CFG::WN + place.n * 4;
 
     loader_a la;
     loader_b lb;

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "sgemm_kernels.h"
+#include "smem_layout.h"
 
 namespace sgemm {
 
@@ -51,21 +52,6 @@ inline problem make_problem(const shim_sgemm_args *p)
     q.ldc = p->ldc;
     q.c_vec = aligned16(p->c) && p->ldc % 4 == 0;
     return q;
-}
-
-/* Where a lane's TM x TN block lies in its warp's LANES_M x LANES_N grid of them (in units of 4
- * rows, 4 columns: the lane's first float4 of A's and of B's fragments). Each group of four
- * consecutive lanes takes a 2 x 2 square of the grid. Measured on the H200 (docs/notes/sgemm.md),
- * a warp's LDS.128 takes as many shared-memory wavefronts as the distinct 16-byte addresses of
- * each group of four consecutive lanes, summed over the eight groups, over 8 (at least 2). With
- * the squares every group reads two of A's and two of B's: 2 wavefronts a fragment load, where a
- * column of 8 lanes in order (lane % LANES_M) took 4 for A. Every output keeps its FMAs and k
- * order; only which lane computes it changes. */
-template <int LANES_M> __device__ __forceinline__ int2 lane_place(int lane)
-{
-    static_assert(LANES_M % 2 == 0 && (32 / LANES_M) % 2 == 0, "2 x 2 squares tile the lane grid");
-    const int g = lane >> 2;
-    return make_int2(2 * (g % (LANES_M / 2)) + (lane & 1), 2 * (g / (LANES_M / 2)) + ((lane >> 1) & 1));
 }
 
 /* acc += a b^T: one k step of a lane's TM x TN block. The order is what lets consecutive FFMAs

@@ -41,9 +41,9 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS) warptile_kernel
     tile_coords<RASTER_GROUP>((int)blockIdx.x, tiles_m, (int)(gridDim.x / tiles_m), tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int tid = (int)threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const int2 place = lane_place<CFG::LANES_M>(lane);
-    const int a_frag = (warp % CFG::WARPS_M) * CFG::WM + place.x * 4;
-    const int b_frag = (warp / CFG::WARPS_M) * CFG::WN + place.y * 4;
+    const lane_xy place = lane_place<CFG::LANES_M>(lane);
+    const int a_frag = (warp % CFG::WARPS_M) * CFG::WM + place.m * 4;
+    const int b_frag = (warp / CFG::WARPS_M) * CFG::WN + place.n * 4;
     reg_tile_loader<KCA, VEC, BM, BK, CFG::THREADS, LDA> la;
     reg_tile_loader<KCB, VEC, BN, BK, CFG::THREADS, LDB> lb;
 
