@@ -23,7 +23,7 @@ namespace {
 
 /* how an operand reaches shared memory: R-contiguous by 16- or 4-byte copies; K-contiguous by 4-byte
  * transposing copies (K4), or, where 16-byte capable, by 16-byte copies of four consecutive k of a
- * row into a K-major stage that the block transposes in shared memory at each k tile's turn (K16) */
+ * row into a K-major stage that the block transposes in shared memory a k tile ahead (K16) */
 enum load_mode { LOAD_R16 = 0, LOAD_R4 = 1, LOAD_K4 = 2, LOAD_K16 = 3, LOAD_MODES = 4 };
 
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, bool K16_ = true>
@@ -248,8 +248,7 @@ template <int W, int BK, int THREADS, int LDS> struct raw_transpose {
  * next one being written), and its loader */
 template <int MODE, int W, int BK, int THREADS, int LDS> struct operand_path {
     static constexpr bool RAW = MODE == LOAD_K16;
-    template <bool R = RAW>
-    using loader = std::conditional_t<R, raw_loader<W, BK, THREADS>, async_loader<MODE, W, BK, THREADS, LDS>>;
+    using loader = std::conditional_t<RAW, raw_loader<W, BK, THREADS>, async_loader<MODE, W, BK, THREADS, LDS>>;
     using transpose = raw_transpose<W, BK, THREADS, LDS>;
     static constexpr int STAGE = RAW ? W * BK : BK * LDS;
     static constexpr int TILE = RAW ? BK * LDS : 0;
@@ -272,8 +271,8 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     constexpr int STAGES = CFG::STAGES;
     using path_a = operand_path<MODE_A, BM, BK, CFG::THREADS, CFG::LDA_S>;
     using path_b = operand_path<MODE_B, BN, BK, CFG::THREADS, CFG::LDB_S>;
-    using loader_a = typename path_a::template loader<>;
-    using loader_b = typename path_b::template loader<>;
+    using loader_a = typename path_a::loader;
+    using loader_b = typename path_b::loader;
     constexpr int A_STAGE = path_a::STAGE, B_STAGE = path_b::STAGE;
     extern __shared__ float4 smem_raw[];
     float *const As = reinterpret_cast<float *>(smem_raw);
@@ -454,9 +453,9 @@ using cfg_128x256_k8 = pipe_config<128, 256, 8, 64, 64, 8, 16, 4, 1>;
 using cfg_256x128_k8 = pipe_config<256, 128, 8, 64, 64, 8, 16, 4, 1>;
 using cfg_64x128 = pipe_config<64, 128, 16, 32, 64, 8, 8, 4, 3>;
 
-/* The K16 path takes more shared memory than K4 (raw stages of BK + 4 floats a row, and the
- * transposed tile) and a few registers: where that would cost the configuration a block per SM, or
- * spills (128x128 at 128 registers), K4 runs instead. */
+/* The K16 path takes more shared memory than K4 (the two transposed tiles beside the stages) and a
+ * few registers: where that would cost the configuration a block per SM (64x64), or spills (128x128
+ * at 128 registers), K4 runs instead. */
 constexpr size_t SMEM_PER_SM = 227 * 1024, SMEM_RESERVED_PER_BLOCK = 1024;
 template <class CFG, int MA, int MB> constexpr bool fits()
 {

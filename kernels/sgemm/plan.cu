@@ -33,11 +33,11 @@ const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
  * B's as 1 / BM. Measured (H200, 8192^3, by name, docs/notes/sgemm.md), against NT: K4 facing 128
  * rows or columns 1.05, facing 64 1.20-1.25, both (facing 128 and 64) 1.37-1.38; K16 (transposed a
  * tile ahead, among the FFMAs) facing 64 1.09-1.12, both 1.11-1.17; the same for 128x64 and its
- * mirror 64x128. Hence COST x (128 / side)^2 per operand, and for K4 BOTH more when there are two. With one 4-warp block per SM (1000^3, 1024^3) NN falls
- * 10-16 % behind NT instead of 5 %: fewer warps hide the copies, so the cost grows as full /
- * resident warps, up to the 3 measured, for blocks of 4 warps or more (64x64's 2-warp blocks were
- * not measured so: at 512^3 NT the bonus this would give it chose 64x64 tiles over a 128x64 split
- * that is 1.8 times faster). */
+ * mirror 64x128. Hence COST x (128 / side)^2 per operand, and for K4 BOTH more when there are two.
+ * With one 4-warp block per SM (1000^3, 1024^3) NN falls 10-16 % behind NT instead of 5 %: fewer
+ * warps hide the copies, so the cost grows as full / resident warps, up to the 3 measured, for
+ * blocks of 4 warps or more (64x64's 2-warp blocks were not measured so: at 512^3 NT the bonus
+ * this would give it chose 64x64 tiles over a 128x64 split that is 1.8 times faster). */
 constexpr double K4_COST = 0.053, K4_BOTH = 0.10, K16_COST = 0.027, K16_BOTH = 0.0;
 constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
 

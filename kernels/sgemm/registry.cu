@@ -235,9 +235,10 @@ extern "C" const shim_sgemm_variant *shim_sgemm_find(const char *name)
 /* Where the register-staged warptile kernels were measured faster than the cost model's choice
  * (H200; docs/perf.md, docs/notes/sgemm.md):
  * - An A stored K-contiguous (transa) reaches the pipelined kernels' shared memory by 4-byte
- *   transposing cp.async (K4), which costs 13-25 % against warptile's 16-byte loads transposed on the
- *   shared store. Where A goes by 16-byte copies instead (K16, k16_operands) the pipelined kernel is
- *   the faster one (8192^3 TN by name: 45.1 against 41.7-42.0) and stays. So with transa and K4: warptile (128x128) where its tiles give every SM at least one block
+ *   transposing cp.async (K4), which costs 13-25 % against warptile's 16-byte loads transposed on
+ *   the shared store. Where A goes by 16-byte copies instead (K16, k16_operands) the pipelined
+ *   kernel is the faster one (8192^3 TN by name: 45.1 against 41.7-42.0) and stays. So with transa
+ *   and K4: warptile (128x128) where its tiles give every SM at least one block
  *   and the last wave (2 blocks per SM) is at least 85 % full, and warptile_128x64x16 in place of a
  *   data-parallel 128x64 plan on grids of fewer tiles than SMs. Split-K plans stay: there the
  *   pipelined kernel's K slices matter more than the copy. So do TT plans whose tiles are 128 or

@@ -102,8 +102,8 @@ const tile_config &config(int id);
 /* The K-contiguous operands of p that go by 16-byte copies and a transpose in shared memory
  * (K16_A | K16_B) rather than by 4-byte transposing copies under configuration c: where c allows
  * it, the operand is 16-byte capable, and the tile side facing it is under 128 or both operands are
- * K-contiguous. H200, 8192^3, by name: 16-byte copies gain 5-13 % there and lose 1-2 % with one
- * operand facing 128. The launch, the cost model and shim_sgemm_describe all ask this. */
+ * K-contiguous. H200, 8192^3, by name: 16-byte copies gain 5-13 % there and tie with 4-byte ones
+ * where one operand faces 128. The launch, the cost model and shim_sgemm_describe all ask this. */
 enum { K16_A = 1, K16_B = 2 };
 int k16_operands(const shim_sgemm_args *p, const tile_config &c);
 /* operand x of p (A or B) is 16-byte capable: pointer aligned, leading dimension a multiple of 4 */
@@ -144,8 +144,10 @@ float *aligned_work(const shim_sgemm_args *p);
 /* The last few values of a pure function of the problem's shape, per thread (declare it static
  * thread_local): the selector, work_bytes and launch ask for the same plans in a row, and the
  * selector weighs up to four transpose forms of one shape. The key is all that the FP32 plans and
- * choices depend on: m, n, k, the transposes, whether alpha and beta are zero, and whether A and B
- * are 16-byte capable. */
+ * choices depend on: m, n, k, the transposes, whether alpha and beta are zero, and whether the
+ * K-contiguous operands are 16-byte capable (k16_operands; an R-contiguous operand's capability
+ * changes only its copy width, not the plan, so a copied form planned with the caller's pointer
+ * and launched with the workspace's finds the same entry). */
 template <class T> struct shape_memo {
     static constexpr int ENTRIES = 8;
     struct entry {
@@ -163,8 +165,8 @@ template <class T> struct shape_memo {
                      p->transb,
                      p->alpha == 0.0f,
                      p->beta == 0.0f,
-                     operand_vec(p->a, p->lda),
-                     operand_vec(p->b, p->ldb),
+                     p->transa && operand_vec(p->a, p->lda),
+                     !p->transb && operand_vec(p->b, p->ldb),
                      T{}};
     }
     static bool same(const entry &x, const entry &y)

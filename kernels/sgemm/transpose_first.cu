@@ -78,7 +78,7 @@ int k_contiguous(const shim_sgemm_args *p)
 }
 
 /* the problem with the operands in `copies` flipped to R-contiguous (pointers still the caller's:
- * enough for planning, which looks at shapes and transposes only) */
+ * enough for planning, which looks at the 16-byte capability of K-contiguous operands only) */
 shim_sgemm_args copied_form(const shim_sgemm_args *p, int copies)
 {
     shim_sgemm_args q = *p;
