@@ -1,10 +1,10 @@
 #include "gpu_pipeline.h"
 
-#include <string.h>
 
 #include "config.h"
 #include "gpu_fault.h"
 #include "host_pool.h"
+#include "stream_copy.h"
 
 struct shim_pipeline {
     shim_gpu_thread *t;
@@ -97,9 +97,9 @@ static void pack_task(void *ctx, int task)
         for (int c = c0; c < c1; c++) {
             float *h = j->host + (int64_t)c * j->ld, *p = j->pinned + (int64_t)c * j->rows;
             if (j->to_host)
-                memcpy(h, p, sizeof(float) * (size_t)j->rows);
+                shim_stream_copy(h, p, (size_t)j->rows);
             else
-                memcpy(p, h, sizeof(float) * (size_t)j->rows);
+                shim_stream_copy(p, h, (size_t)j->rows);
         }
         return;
     }
@@ -108,9 +108,9 @@ static void pack_task(void *ctx, int task)
     for (int c = 0; c < j->cols; c++) {
         float *h = j->host + (int64_t)c * j->ld + r0, *p = j->pinned + (int64_t)c * j->rows + r0;
         if (j->to_host)
-            memcpy(h, p, sizeof(float) * (size_t)(r1 - r0));
+            shim_stream_copy(h, p, (size_t)(r1 - r0));
         else
-            memcpy(p, h, sizeof(float) * (size_t)(r1 - r0));
+            shim_stream_copy(p, h, (size_t)(r1 - r0));
     }
 }
 
