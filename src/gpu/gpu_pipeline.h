@@ -73,6 +73,12 @@ typedef struct shim_block_cache {
 
 typedef struct shim_pipeline shim_pipeline;
 
+/* where a pipeline's host thread spent its time (SHIMBLAS_TIMELINE): copying blocks into pinned
+ * buffers and finished tiles out of them (ms, MB), and waiting for a pinned buffer's copy */
+typedef struct shim_host_times {
+    double pack_ms, pack_mb, unpack_ms, unpack_mb, wait_ms;
+} shim_host_times;
+
 /* starts a pipeline on the calling thread's streams; the pieces of outputs it writes back into
  * the caller's memory are listed in *written (see src/gpu/written.h) */
 shim_pipeline *shim_pipeline_begin(shim_gpu_thread *t, shim_written *written);
@@ -125,5 +131,7 @@ int shim_pipeline_launch_check(shim_pipeline *pl, const char **why);
 /* waits for everything and unpacks every result still in pinned buffers; 0 when all went well.
  * failed: the caller saw a failure (its *why stands); then nothing more is unpacked. */
 int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why);
+/* from now on the host thread's time is added up in *times (NULL: not) */
+void shim_pipeline_time_host(shim_pipeline *pl, shim_host_times *times);
 
 #endif

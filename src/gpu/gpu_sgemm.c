@@ -156,7 +156,7 @@ static int run_bands(sgemm_job *job, int share, int device, shim_written *writte
     int rc = shim_cache_init(r->pl, &r->ca, job->a, plan.slots_a, ar, ac, why);
     rc = rc || shim_cache_init(r->pl, &r->cb, job->b, plan.slots_b, br, bc, why);
     rc = rc || shim_cache_init(r->pl, &r->cc, job->c, plan.slots_c, plan.tm, plan.tn, why);
-    shim_timeline_begin(&r->tl, job->t0, device, share, shim_pipeline_compute_stream(r->pl));
+    shim_timeline_begin(&r->tl, job->t0, device, share, r->pl);
 
     const int exchange = job->bx && job->k > 0; /* B's blocks come through the exchange */
     /* two bands at first: with the exchange, enough bands for every share to take two, and both

@@ -5,8 +5,9 @@
 #include "config.h"
 #include "stats.h"
 
-void shim_timeline_begin(shim_timeline *tl, double t0, int device, int share, cudaStream_t stream)
+void shim_timeline_begin(shim_timeline *tl, double t0, int device, int share, shim_pipeline *pl)
 {
+    cudaStream_t stream = shim_pipeline_compute_stream(pl);
     tl->on = shim_config_get()->timeline;
     if (!tl->on)
         return;
@@ -15,6 +16,8 @@ void shim_timeline_begin(shim_timeline *tl, double t0, int device, int share, cu
     tl->t0 = t0;
     tl->tiles = 0;
     tl->issue_end = tl->end = tl->joined = 0;
+    tl->host = (shim_host_times){0};
+    shim_pipeline_time_host(pl, &tl->host);
     if (cudaEventCreate(&tl->start) != cudaSuccess) {
         tl->on = 0;
         return;
@@ -66,6 +69,12 @@ void shim_timeline_end(shim_timeline *tl)
         cudaEventDestroy(tl->tile_done[n]);
     }
     cudaEventDestroy(tl->start);
+    const shim_host_times *h = &tl->host;
+    snprintf(buf + len, sizeof buf - (size_t)len,
+             "\nshimblas: timeline  host thread: packed %.0f MB in %.1f ms (%.1f GB/s), unpacked %.0f MB in %.1f ms "
+             "(%.1f GB/s), waited %.1f ms for pinned buffers' copies",
+             h->pack_mb, h->pack_ms, h->pack_ms > 0 ? h->pack_mb / h->pack_ms : 0, h->unpack_mb, h->unpack_ms,
+             h->unpack_ms > 0 ? h->unpack_mb / h->unpack_ms : 0, h->wait_ms);
     fprintf(stderr, "%s\n", buf);
     tl->on = 0;
 }

@@ -7,6 +7,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu_pipeline.h"
+
 #define SHIM_TIMELINE_TILES 512
 
 typedef struct shim_timeline {
@@ -20,9 +22,11 @@ typedef struct shim_timeline {
     double tile_issued[SHIM_TIMELINE_TILES];
     cudaEvent_t tile_done[SHIM_TIMELINE_TILES];
     double issue_end, end, joined;
+    shim_host_times host; /* the share's host thread (its pipeline adds it up) */
 } shim_timeline;
 
-void shim_timeline_begin(shim_timeline *tl, double t0, int device, int share, cudaStream_t stream);
+/* (and has pl add up its host thread's time in tl->host) */
+void shim_timeline_begin(shim_timeline *tl, double t0, int device, int share, shim_pipeline *pl);
 /* tile (i, j)'s last kernel is enqueued on stream */
 void shim_timeline_tile(shim_timeline *tl, int i, int j, cudaStream_t stream);
 /* the share has enqueued everything / its streams are finished / every share is */
