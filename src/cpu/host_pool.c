@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_WORKERS 15
@@ -16,7 +17,8 @@ typedef struct host_group {
     void (*fn)(void *, int);
     void *ctx;
     int tasks, next, finished;
-    unsigned long generation;
+    unsigned long generation; /* (also read without the lock, by a spinning thread) */
+    unsigned long unfinished; /* 1 while the job posted has tasks running (likewise) */
     int workers;
     int want;             /* workers started (-1: none wanted; 0: not yet) */
 } host_group;
@@ -34,6 +36,36 @@ static void init_groups(void)
     }
 }
 
+/* While a call stages, one packing job follows another within a block's copy time (about 0.3 ms
+ * for 16 MB): a thread that has run out of work looks for the next job (or the job's end) this long
+ * before it sleeps, instead of paying a wake-up on every job */
+#define SPIN_NS 200000
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* returns once *word differs from value, or after SPIN_NS; the caller checks again under the lock */
+static void spin_while_equal(const unsigned long *word, unsigned long value)
+{
+    long long end = 0;
+    for (unsigned i = 0; __atomic_load_n(word, __ATOMIC_ACQUIRE) == value; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (i % 64 == 0) {
+            long long t = now_ns();
+            if (!end)
+                end = t + SPIN_NS;
+            else if (t > end)
+                return;
+        }
+    }
+}
+
 /* takes tasks until none are left; called with pool->lock held, returns with it held */
 static void drain(host_group *pool)
 {
@@ -44,8 +76,10 @@ static void drain(host_group *pool)
         pthread_mutex_unlock(&pool->lock);
         fn(ctx, task);
         pthread_mutex_lock(&pool->lock);
-        if (++pool->finished == pool->tasks)
+        if (++pool->finished == pool->tasks) {
+            __atomic_store_n(&pool->unfinished, 0, __ATOMIC_RELEASE);
             pthread_cond_broadcast(&pool->done);
+        }
     }
 }
 
@@ -53,12 +87,14 @@ static void *worker(void *arg)
 {
     host_group *pool = arg;
     unsigned long seen = 0;
-    pthread_mutex_lock(&pool->lock);
     for (;;) {
+        spin_while_equal(&pool->generation, seen);
+        pthread_mutex_lock(&pool->lock);
         while (pool->generation == seen)
             pthread_cond_wait(&pool->wake, &pool->lock);
         seen = pool->generation;
         drain(pool);
+        pthread_mutex_unlock(&pool->lock);
     }
     return NULL;
 }
@@ -115,9 +151,15 @@ void shim_host_parallel_in(int group, int groups, int tasks, void (*fn)(void *ct
     pool->tasks = tasks;
     pool->next = 0;
     pool->finished = 0;
-    pool->generation++;
+    __atomic_store_n(&pool->unfinished, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&pool->generation, pool->generation + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool->wake);
     drain(pool);
+    if (pool->finished < pool->tasks) {
+        pthread_mutex_unlock(&pool->lock);
+        spin_while_equal(&pool->unfinished, 1);
+        pthread_mutex_lock(&pool->lock);
+    }
     while (pool->finished < pool->tasks)
         pthread_cond_wait(&pool->done, &pool->lock);
     pthread_mutex_unlock(&pool->lock);
