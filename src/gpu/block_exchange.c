@@ -59,9 +59,13 @@ int shim_exchange_get(shim_pipeline *pl, shim_block_cache *c, shim_block_exchang
     shim_exchange_entry *e = &x->entry[tag];
     int state = atomic_load_explicit(&e->state, memory_order_acquire);
     /* being staged: it will be published (or given up) within a block's staging time */
-    while (state == 1) {
-        sched_yield();
-        state = atomic_load_explicit(&e->state, memory_order_acquire);
+    if (state == 1) {
+        double from = shim_pipeline_stamp(pl);
+        while (state == 1) {
+            sched_yield();
+            state = atomic_load_explicit(&e->state, memory_order_acquire);
+        }
+        shim_pipeline_exchange_waited(pl, from);
     }
     if (state == 2 && e->device != device)
         return shim_cache_get_peer(pl, c, tag, e->dev, e->device, e->ready, cols, out, why);

@@ -43,9 +43,15 @@ void shim_pipeline_time_host(shim_pipeline *pl, shim_host_times *times)
     pl->times = times;
 }
 
-static double stamp(const shim_pipeline *pl)
+double shim_pipeline_stamp(const shim_pipeline *pl)
 {
     return pl->times ? shim_now_ms() : 0;
+}
+
+void shim_pipeline_exchange_waited(shim_pipeline *pl, double from)
+{
+    if (pl->times)
+        pl->times->exchange_wait_ms += shim_now_ms() - from;
 }
 
 void shim_pipeline_ring(shim_pipeline *pl, size_t step_bytes)
@@ -169,14 +175,14 @@ static int unpack(shim_pipeline *pl, shim_ring_buffer *b, const char **why)
     if (!b->pending)
         return 0;
     b->pending = 0;
-    double t0 = stamp(pl);
+    double t0 = shim_pipeline_stamp(pl);
     if (fail(pl, cudaEventSynchronize(b->done), "device-to-host copy", why))
         return -1;
-    double t1 = stamp(pl);
+    double t1 = shim_pipeline_stamp(pl);
     shim_host_pack(b->dst, b->dst_ld, b->host, b->rows, b->cols, 1);
     if (pl->times) {
         pl->times->wait_ms += t1 - t0;
-        pl->times->unpack_ms += stamp(pl) - t1;
+        pl->times->unpack_ms += shim_pipeline_stamp(pl) - t1;
         pl->times->unpack_mb += sizeof(float) * (double)b->rows * b->cols / 1e6;
     }
     if (b->record)
@@ -197,11 +203,11 @@ static shim_ring_buffer *next_buffer(shim_pipeline *pl, const char **why)
         return NULL;
     if (unpack(pl, b, why))
         return NULL;
-    double t0 = stamp(pl);
+    double t0 = shim_pipeline_stamp(pl);
     if (fail(pl, cudaEventSynchronize(b->done), "staging", why))
         return NULL;
     if (pl->times)
-        pl->times->wait_ms += stamp(pl) - t0;
+        pl->times->wait_ms += shim_pipeline_stamp(pl) - t0;
     return b;
 }
 
@@ -240,19 +246,30 @@ static int upload_piece(shim_pipeline *pl, void *ctx, int r, int c, int rows, in
     shim_ring_buffer *b = next_buffer(pl, why);
     if (!b)
         return -1;
-    double t0 = stamp(pl);
+    double t0 = shim_pipeline_stamp(pl);
     shim_host_pack(x->host + (int64_t)c * x->host_ld + r, x->host_ld, b->host, rows, cols, 0);
-    if (pl->times) {
-        pl->times->pack_ms += stamp(pl) - t0;
-        pl->times->pack_mb += sizeof(float) * (double)rows * cols / 1e6;
+    shim_host_times *times = pl->times;
+    int timed = times && times->uploads < SHIM_TIMED_UPLOADS &&
+                cudaEventCreate(&times->landed[times->uploads]) == cudaSuccess;
+    if (times) {
+        double t1 = shim_now_ms();
+        times->pack_ms += t1 - t0;
+        times->pack_mb += sizeof(float) * (double)rows * cols / 1e6;
+        if (timed) {
+            times->packed_from[times->uploads] = t0;
+            times->packed_to[times->uploads] = t1;
+        }
     }
     pl->used_in = 1;
-    return fail(pl,
-                cudaMemcpy2DAsync(x->dev + (int64_t)c * x->dev_ld + r, sizeof(float) * (size_t)x->dev_ld,
-                                  b->host, sizeof(float) * (size_t)rows, sizeof(float) * (size_t)rows,
-                                  (size_t)cols, cudaMemcpyHostToDevice, pl->t->in),
-                "host-to-device copy", why) ||
-           fail(pl, cudaEventRecord(b->done, pl->t->in), "staging", why);
+    int rc = fail(pl,
+                  cudaMemcpy2DAsync(x->dev + (int64_t)c * x->dev_ld + r, sizeof(float) * (size_t)x->dev_ld,
+                                    b->host, sizeof(float) * (size_t)rows, sizeof(float) * (size_t)rows,
+                                    (size_t)cols, cudaMemcpyHostToDevice, pl->t->in),
+                  "host-to-device copy", why) ||
+             fail(pl, cudaEventRecord(b->done, pl->t->in), "staging", why);
+    if (timed)
+        cudaEventRecord(times->landed[times->uploads++], pl->t->in);
+    return rc;
 }
 
 static int download_piece(shim_pipeline *pl, void *ctx, int r, int c, int rows, int cols, const char **why)

@@ -73,10 +73,17 @@ typedef struct shim_block_cache {
 
 typedef struct shim_pipeline shim_pipeline;
 
+#define SHIM_TIMED_UPLOADS 48
+
 /* where a pipeline's host thread spent its time (SHIMBLAS_TIMELINE): copying blocks into pinned
- * buffers and finished tiles out of them (ms, MB), and waiting for a pinned buffer's copy */
+ * buffers and finished tiles out of them (ms, MB), waiting for a pinned buffer's copy and for a
+ * block another device was staging; and for its first uploads, when each was packed (host ms)
+ * and when it was on the device (an event on the copy-in stream) */
 typedef struct shim_host_times {
-    double pack_ms, pack_mb, unpack_ms, unpack_mb, wait_ms;
+    double pack_ms, pack_mb, unpack_ms, unpack_mb, wait_ms, exchange_wait_ms;
+    int uploads;
+    double packed_from[SHIM_TIMED_UPLOADS], packed_to[SHIM_TIMED_UPLOADS];
+    cudaEvent_t landed[SHIM_TIMED_UPLOADS];
 } shim_host_times;
 
 /* starts a pipeline on the calling thread's streams; the pieces of outputs it writes back into
@@ -133,5 +140,9 @@ int shim_pipeline_launch_check(shim_pipeline *pl, const char **why);
 int shim_pipeline_end(shim_pipeline *pl, int failed, const char **why);
 /* from now on the host thread's time is added up in *times (NULL: not) */
 void shim_pipeline_time_host(shim_pipeline *pl, shim_host_times *times);
+/* host ms now while the time is added up, else 0 (one branch) */
+double shim_pipeline_stamp(const shim_pipeline *pl);
+/* the host thread waited since `from` (a stamp) for a block another device was staging */
+void shim_pipeline_exchange_waited(shim_pipeline *pl, double from);
 
 #endif

@@ -16,12 +16,12 @@ void shim_timeline_begin(shim_timeline *tl, double t0, int device, int share, sh
     tl->t0 = t0;
     tl->tiles = 0;
     tl->issue_end = tl->end = tl->joined = 0;
-    tl->host = (shim_host_times){0};
-    shim_pipeline_time_host(pl, &tl->host);
     if (cudaEventCreate(&tl->start) != cudaSuccess) {
         tl->on = 0;
         return;
     }
+    tl->host = (shim_host_times){0};
+    shim_pipeline_time_host(pl, &tl->host);
     cudaStreamSynchronize(stream);
     cudaEventRecord(tl->start, stream);
     tl->gpu_base = shim_now_ms() - t0;
@@ -53,7 +53,7 @@ void shim_timeline_end(shim_timeline *tl)
         return;
     /* one write for the whole block, so that shares on other threads do not interleave inside it;
      * every line is the library's ("shimblas: ") and eight tiles long at most */
-    char buf[SHIM_TIMELINE_TILES * 48 + 256];
+    char buf[SHIM_TIMELINE_TILES * 48 + SHIM_TIMED_UPLOADS * 24 + 512];
     int len = snprintf(buf, sizeof buf,
                        "shimblas: timeline device %d share %d: %d tiles, issued by %.1f ms, streams done %.1f ms, "
                        "all shares %.1f ms; tile (row,col) issued/done ms:",
@@ -68,13 +68,27 @@ void shim_timeline_end(shim_timeline *tl)
                             tl->tile_issued[n], tl->gpu_base + ms);
         cudaEventDestroy(tl->tile_done[n]);
     }
+    shim_host_times *h = &tl->host;
+    if (len < (int)sizeof buf - 400)
+        len += snprintf(buf + len, sizeof buf - (size_t)len,
+                        "\nshimblas: timeline  host thread: packed %.0f MB in %.1f ms (%.1f GB/s), unpacked %.0f MB in "
+                        "%.1f ms (%.1f GB/s), waited %.1f ms for pinned buffers' copies and %.1f ms for blocks "
+                        "another device was staging; first uploads, packed from-to/on the device ms:",
+                        h->pack_mb, h->pack_ms, h->pack_ms > 0 ? h->pack_mb / h->pack_ms : 0, h->unpack_mb,
+                        h->unpack_ms, h->unpack_ms > 0 ? h->unpack_mb / h->unpack_ms : 0, h->wait_ms,
+                        h->exchange_wait_ms);
+    for (int n = 0; n < h->uploads; n++) {
+        float ms = -1;
+        if (cudaEventElapsedTime(&ms, tl->start, h->landed[n]) != cudaSuccess)
+            ms = -1;
+        if (len < (int)sizeof buf - 64)
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%.1f-%.1f/%.1f",
+                            n % 8 ? " " : "\nshimblas: timeline  ", h->packed_from[n] - tl->t0,
+                            h->packed_to[n] - tl->t0, tl->gpu_base + ms);
+        cudaEventDestroy(h->landed[n]);
+    }
+    h->uploads = 0;
     cudaEventDestroy(tl->start);
-    const shim_host_times *h = &tl->host;
-    snprintf(buf + len, sizeof buf - (size_t)len,
-             "\nshimblas: timeline  host thread: packed %.0f MB in %.1f ms (%.1f GB/s), unpacked %.0f MB in %.1f ms "
-             "(%.1f GB/s), waited %.1f ms for pinned buffers' copies",
-             h->pack_mb, h->pack_ms, h->pack_ms > 0 ? h->pack_mb / h->pack_ms : 0, h->unpack_mb, h->unpack_ms,
-             h->unpack_ms > 0 ? h->unpack_mb / h->unpack_ms : 0, h->wait_ms);
     fprintf(stderr, "%s\n", buf);
     tl->on = 0;
 }
