@@ -47,6 +47,22 @@ void shim_timeline_mark(shim_timeline *tl, double *what)
         *what = shim_now_ms() - tl->t0;
 }
 
+/* host ms (from the call's start) when event e completed on the device, which it releases */
+static double device_ms(const shim_timeline *tl, cudaEvent_t e)
+{
+    float ms = -1;
+    if (cudaEventElapsedTime(&ms, tl->start, e) != cudaSuccess)
+        ms = -1;
+    cudaEventDestroy(e);
+    return tl->gpu_base + ms;
+}
+
+/* where a line of eight entries starts, or the space between two */
+static const char *entry_sep(int n)
+{
+    return n % 8 ? " " : "\nshimblas: timeline  ";
+}
+
 void shim_timeline_end(shim_timeline *tl)
 {
     if (!tl->on)
@@ -59,14 +75,10 @@ void shim_timeline_end(shim_timeline *tl)
                        "all shares %.1f ms; tile (row,col) issued/done ms:",
                        tl->device, tl->share, tl->tiles, tl->issue_end, tl->end, tl->joined);
     for (int n = 0; n < tl->tiles; n++) {
-        float ms = -1;
-        if (cudaEventElapsedTime(&ms, tl->start, tl->tile_done[n]) != cudaSuccess)
-            ms = -1;
+        double done = device_ms(tl, tl->tile_done[n]);
         if (len < (int)sizeof buf - 64)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s(%d,%d) %.1f/%.1f",
-                            n % 8 ? " " : "\nshimblas: timeline  ", tl->tile_row[n], tl->tile_col[n],
-                            tl->tile_issued[n], tl->gpu_base + ms);
-        cudaEventDestroy(tl->tile_done[n]);
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s(%d,%d) %.1f/%.1f", entry_sep(n), tl->tile_row[n],
+                            tl->tile_col[n], tl->tile_issued[n], done);
     }
     shim_host_times *h = &tl->host;
     if (len < (int)sizeof buf - 400)
@@ -78,14 +90,10 @@ void shim_timeline_end(shim_timeline *tl)
                         h->unpack_ms, h->unpack_ms > 0 ? h->unpack_mb / h->unpack_ms : 0, h->wait_ms,
                         h->exchange_wait_ms);
     for (int n = 0; n < h->uploads; n++) {
-        float ms = -1;
-        if (cudaEventElapsedTime(&ms, tl->start, h->landed[n]) != cudaSuccess)
-            ms = -1;
+        double landed = device_ms(tl, h->landed[n]);
         if (len < (int)sizeof buf - 64)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%.1f-%.1f/%.1f",
-                            n % 8 ? " " : "\nshimblas: timeline  ", h->packed_from[n] - tl->t0,
-                            h->packed_to[n] - tl->t0, tl->gpu_base + ms);
-        cudaEventDestroy(h->landed[n]);
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%.1f-%.1f/%.1f", entry_sep(n),
+                            h->packed_from[n] - tl->t0, h->packed_to[n] - tl->t0, landed);
     }
     h->uploads = 0;
     cudaEventDestroy(tl->start);
