@@ -24,10 +24,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "child_env.h"
 #include "gpu_guard.h"
 #include "shimblas.h"
-
-extern char **environ;
 
 #define CHECK(x) test_cuda_check((int)(x), #x, __FILE__, __LINE__)
 
@@ -99,17 +98,8 @@ static int spawn_child(const char *self, const char *out, const char *devices, c
     char dev_var[64], fail_var[64];
     snprintf(dev_var, sizeof dev_var, "SHIMBLAS_DEVICES=%s", devices);
     snprintf(fail_var, sizeof fail_var, "SHIMBLAS_TEST_FAIL=%s", fail ? fail : "");
-    int n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc((size_t)n + 3, sizeof *env);
-    int e = 0;
-    for (int i = 0; i < n; i++)
-        if (strncmp(environ[i], "SHIMBLAS_DEVICES=", 17) && strncmp(environ[i], "SHIMBLAS_TEST_FAIL=", 19))
-            env[e++] = environ[i];
-    env[e++] = dev_var;
-    if (fail)
-        env[e++] = fail_var;
+    const char *vars[] = {dev_var, fail ? fail_var : "SHIMBLAS_TEST_FAIL", NULL};
+    char **env = test_child_env(vars);
     char *argv[] = {(char *)self, "--child", (char *)out, NULL};
     pid_t pid;
     int status = -1;

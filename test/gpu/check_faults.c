@@ -34,12 +34,11 @@
 #include <unistd.h>
 
 #include "blas_cases.h"
+#include "child_env.h"
 #include "gpu_guard.h"
 #include "gpu_memory.h"
 #include "reference.h"
 #include "shimblas.h"
-
-extern char **environ;
 
 #define CHILD_SECONDS 240 /* a child still running then is killed by SIGALRM */
 #define RETURNED_MARK "RETURNED:"
@@ -196,25 +195,6 @@ static const scenario *find(const char *name)
     return NULL;
 }
 
-/* the parent's environment with SHIMBLAS_TEST_FAIL and SHIMBLAS_MODE replaced by the scenario's,
- * built before fork (a child of a threaded process should only exec) */
-static char **child_environment(const scenario *s, char *fail_var, char *mode_var)
-{
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + 3, sizeof(char *));
-    size_t j = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "SHIMBLAS_TEST_FAIL=", 19) != 0 && strncmp(environ[i], "SHIMBLAS_MODE=", 14) != 0)
-            env[j++] = environ[i];
-    env[j++] = fail_var;
-    if (s->mode)
-        env[j++] = mode_var;
-    env[j] = NULL;
-    return env;
-}
-
 static char *slurp(FILE *f)
 {
     fseek(f, 0, SEEK_END);
@@ -278,7 +258,9 @@ static int run_scenario(const scenario *s)
     snprintf(mode_var, sizeof mode_var, "SHIMBLAS_MODE=%s", s->mode ? s->mode : "");
     printf("== %s (%s%s%s)\n", s->name, fail_var, s->mode ? " " : "", s->mode ? mode_var : "");
     fflush(stdout);
-    char **env = child_environment(s, fail_var, mode_var);
+    /* (built before fork: a child of a threaded process should only exec) */
+    const char *vars[] = {fail_var, s->mode ? mode_var : "SHIMBLAS_MODE", NULL};
+    char **env = test_child_env(vars);
     FILE *out = tmpfile(), *err = tmpfile();
     if (!out || !err) {
         printf("FAIL: %s: cannot create temporary files (%s)\n", s->name, strerror(errno));

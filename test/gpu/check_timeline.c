@@ -18,11 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child_env.h"
 #include "gpu_guard.h"
 #include "reference.h"
 #include "shimblas.h"
-
-extern char **environ;
 
 enum { M = 4200, N = 2200, K = 4500, TILES = 3 };
 
@@ -62,16 +61,8 @@ static int child(const char *out)
 /* runs this program as a child, SHIMBLAS_TIMELINE set or not, its stderr into err; exit status */
 static int spawn_child(const char *self, const char *out, int timeline, const char *err)
 {
-    int n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc((size_t)n + 2, sizeof *env);
-    int e = 0;
-    for (int i = 0; i < n; i++)
-        if (strncmp(environ[i], "SHIMBLAS_TIMELINE=", 18))
-            env[e++] = environ[i];
-    if (timeline)
-        env[e++] = "SHIMBLAS_TIMELINE=1";
+    const char *vars[] = {timeline ? "SHIMBLAS_TIMELINE=1" : "SHIMBLAS_TIMELINE", NULL};
+    char **env = test_child_env(vars);
     char *argv[] = {(char *)self, "--child", (char *)out, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
