@@ -21,6 +21,7 @@ void shim_timeline_begin(shim_timeline *tl, double t0, int device, int share, sh
         return;
     }
     tl->host = (shim_host_times){0};
+    tl->pl = pl;
     shim_pipeline_time_host(pl, &tl->host);
     cudaStreamSynchronize(stream);
     cudaEventRecord(tl->start, stream);
@@ -96,6 +97,7 @@ void shim_timeline_end(shim_timeline *tl)
                             h->packed_from[n] - tl->t0, h->packed_to[n] - tl->t0, landed);
     }
     h->uploads = 0;
+    shim_pipeline_time_host(tl->pl, NULL); /* (tl may not outlive the call) */
     cudaEventDestroy(tl->start);
     fprintf(stderr, "%s\n", buf);
     tl->on = 0;

@@ -23,6 +23,7 @@ typedef struct shim_timeline {
     cudaEvent_t tile_done[SHIM_TIMELINE_TILES];
     double issue_end, end, joined;
     shim_host_times host; /* the share's host thread (its pipeline adds it up) */
+    shim_pipeline *pl;    /* that pipeline, told to stop at the end */
 } shim_timeline;
 
 /* (and has pl add up its host thread's time in tl->host) */
