@@ -84,34 +84,46 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
     static constexpr int PER_THREAD = CHUNKS / THREADS;
     static constexpr int CHUNKS_PER_LINE = KC ? BK / 4 : W / 4; /* a line: one row (K4) or one l (R) */
     static constexpr int LINES_PER_PASS = THREADS / CHUNKS_PER_LINE;
+    /* R modes: a thread's chunks lie in one line, R_STEP rows apart, the threads of a line taking
+     * consecutive chunks: one source pointer a thread, the other chunks at constant offsets from
+     * it (the K4 chunks of a thread lie in different rows, ld apart, one pointer each) */
+    static constexpr int R_THREADS_PER_LINE = KC ? 1 : CHUNKS_PER_LINE / PER_THREAD;
+    static constexpr int R_STEP = 4 * R_THREADS_PER_LINE;
+    static constexpr int POINTERS = KC ? PER_THREAD : 1;
     /* byte distance in shared memory between a thread's successive chunks */
-    static constexpr uint32_t DST_STEP = 4u * (KC ? LINES_PER_PASS : LINES_PER_PASS * LDS);
+    static constexpr uint32_t DST_STEP = 4u * (KC ? LINES_PER_PASS : R_STEP);
     static_assert(CHUNKS % THREADS == 0 && THREADS % CHUNKS_PER_LINE == 0, "loader shape");
+    static_assert(KC || (CHUNKS_PER_LINE % PER_THREAD == 0 && THREADS / R_THREADS_PER_LINE == BK),
+                  "R loader: a thread's chunks in one line");
     static_assert(PER_THREAD <= 32, "row mask width");
 
-    const float *src[PER_THREAD];
+    const float *src[POINTERS];
     uint32_t dst;    /* byte offset of the first chunk within a stage */
     int lpos;        /* l of the chunk's first element within the tile */
-    int rlim;        /* R modes: how many of the chunk's four rows are inside the matrix */
+    int rrem;        /* R modes: rows of the matrix from the thread's first chunk on */
     unsigned row_ok; /* K4: bit s set when chunk s's row is inside the matrix */
     bool interior;   /* all W rows of the tile are inside the matrix (block-uniform) */
 
+    /* where chunk s starts in global memory */
+    __device__ __forceinline__ const float *source(int s) const { return KC ? src[s] : src[0] + s * R_STEP; }
+    /* R modes: how many of chunk s's four rows are inside the matrix */
+    __device__ __forceinline__ int rlim(int s) const { return min(max(rrem - s * R_STEP, 0), 4); }
+
     __device__ __forceinline__ void init(const operand &x, int r0, int kbegin, int tid)
     {
-        const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
         interior = r0 + W <= x.rows;
-        if (KC) {
+        if constexpr (KC) {
+            const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
             lpos = k4_first(pos);
             row_ok = k_rows<PER_THREAD, LINES_PER_PASS>(x, r0, line, kbegin, lpos, src);
             dst = 4u * (uint32_t)(lpos * LDS + line);
         } else {
-            const int r = r0 + pos * 4;
-            lpos = line;
-            rlim = min(max(x.rows - r, 0), 4);
-#pragma unroll
-            for (int s = 0; s < PER_THREAD; ++s)
-                src[s] = x.ptr + (int64_t)(kbegin + line + s * LINES_PER_PASS) * x.ld + r;
-            dst = 4u * (uint32_t)(line * LDS + pos * 4);
+            const int rline = tid / R_THREADS_PER_LINE, rpos = tid % R_THREADS_PER_LINE;
+            const int r = r0 + rpos * 4;
+            lpos = rline;
+            rrem = x.rows - r;
+            src[0] = x.ptr + (int64_t)(kbegin + rline) * x.ld + r;
+            dst = 4u * (uint32_t)(rline * LDS + rpos * 4);
         }
     }
 
@@ -124,7 +136,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
         else
             issue_guarded(stage, k0, kend);
 #pragma unroll
-        for (int s = 0; s < PER_THREAD; ++s)
+        for (int s = 0; s < POINTERS; ++s)
             src[s] += KC ? (int64_t)BK : BK * x.ld;
     }
 
@@ -135,11 +147,11 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
         for (int s = 0; s < PER_THREAD; ++s) {
             const uint32_t d = stage + dst + s * DST_STEP;
             if (MODE == LOAD_R16) {
-                cp_async16(d, src[s], 16u);
+                cp_async16(d, source(s), 16u);
             } else {
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
-                    cp_async4(d + (KC ? 4 * LDS * k4_off(e) : 4 * e), src[s] + (KC ? k4_off(e) : e), 4u);
+                    cp_async4(d + (KC ? 4 * LDS * k4_off(e) : 4 * e), source(s) + (KC ? k4_off(e) : e), 4u);
             }
         }
     }
@@ -153,17 +165,17 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
         for (int s = 0; s < PER_THREAD; ++s) {
             const uint32_t d = stage + dst + s * DST_STEP;
             if (MODE == LOAD_R16) {
-                cp_async16(d, src[s], k0 + lpos + s * LINES_PER_PASS < kend ? 4u * rlim : 0u);
+                cp_async16(d, source(s), k0 + lpos < kend ? 4u * (uint32_t)rlim(s) : 0u);
             } else if (MODE == LOAD_R4) {
-                const bool l_ok = k0 + lpos + s * LINES_PER_PASS < kend;
+                const bool l_ok = k0 + lpos < kend;
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
-                    cp_async4(d + 4 * e, src[s] + e, l_ok && e < rlim ? 4u : 0u);
+                    cp_async4(d + 4 * e, source(s) + e, l_ok && e < rlim(s) ? 4u : 0u);
             } else {
                 const bool r_ok = (row_ok >> s) & 1u;
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
-                    cp_async4(d + 4 * LDS * k4_off(e), src[s] + k4_off(e),
+                    cp_async4(d + 4 * LDS * k4_off(e), source(s) + k4_off(e),
                               r_ok && k0 + lpos + k4_off(e) < kend ? 4u : 0u);
             }
         }
