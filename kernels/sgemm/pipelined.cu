@@ -26,13 +26,18 @@ namespace {
  * row into a K-major stage that the block transposes in shared memory a k tile ahead (K16) */
 enum load_mode { LOAD_R16 = 0, LOAD_R4 = 1, LOAD_K4 = 2, LOAD_K16 = 3, LOAD_MODES = 4 };
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, bool K16_ = true>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, bool K16_ = true,
+          int KG_ = 1>
 struct pipe_config {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
     static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
     static constexpr bool K16 = K16_; /* the K16 load mode may run (it spills in some configurations) */
-    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
-    static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    /* k groups: KG sets of warps each cover the whole tile, group g taking steps [g BK/KG,
+     * (g+1) BK/KG) of every k tile; their sums are added in shared memory at the end (group 0's,
+     * then 1's, ...). More warps an SM on a problem of one wave, without a second pass over C. */
+    static constexpr int KG = KG_, KSTEPS = BK / KG;
+    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, WARPS_TILE = WARPS_M * WARPS_N;
+    static constexpr int THREADS = 32 * WARPS_TILE * KG;
     static constexpr int LANES_M = WM / TM, LANES_N = WN / TN;
     /* a lane's TM x TN block is (TM/4) x (TN/4) sub-blocks of 4x4, STRIDE apart, so that the
      * lanes of a warp read consecutive float4 from shared memory */
@@ -44,6 +49,9 @@ struct pipe_config {
     static constexpr size_t SMEM = sizeof(float) * STAGES * (A_STAGE + B_STAGE);
     static_assert(LANES_M * LANES_N == 32, "a warp's lanes tile its warp tile");
     static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0 && BK >= 2 && STAGES >= 2, "shape");
+    /* a group's steps come in pairs (the fragments' double buffer); the K16 transpose is spread
+     * over a whole tile's steps, so k groups run without it */
+    static_assert(BK % KG == 0 && KSTEPS % 2 == 0 && (KG == 1 || !K16), "k groups");
 };
 
 /* a thread's N rows of a K-contiguous operand, STEP apart from row r0 + line: where each row's
@@ -280,7 +288,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     pipelined_kernel(const problem p, const sched sc, float *__restrict__ ws)
 {
     constexpr int BM = CFG::BM, BN = CFG::BN, BK = CFG::BK, TM = CFG::TM, TN = CFG::TN;
-    constexpr int STAGES = CFG::STAGES;
+    constexpr int STAGES = CFG::STAGES, KG = CFG::KG, KSTEPS = CFG::KSTEPS;
     using path_a = operand_path<MODE_A, BM, BK, CFG::THREADS, CFG::LDA_S>;
     using path_b = operand_path<MODE_B, BN, BK, CFG::THREADS, CFG::LDB_S>;
     using loader_a = typename path_a::loader;
@@ -312,7 +320,10 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     int tm, tn;
     tile_coords<RASTER_GROUP>(t, sc.tiles_m, sc.tiles_n, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
-    const int tid = (int)threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int tid = (int)threadIdx.x, lane = tid % 32;
+    /* k group: its steps of a k tile start at gk (one group: known to be 0 at compile time) */
+    const int group = KG > 1 ? tid / (32 * CFG::WARPS_TILE) : 0, gk = group * KSTEPS;
+    const int warp = KG > 1 ? (tid / 32) % CFG::WARPS_TILE : tid / 32;
     const lane_xy place = lane_place<CFG::LANES_M>(lane);
     const int a_frag = (warp % CFG::WARPS_M) * CFG::WM + place.m * 4;
     const int b_frag = (warp / CFG::WARPS_M) * CFG::WN + place.n * 4;
@@ -390,13 +401,13 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     }
     int read_stage = 0, write_stage = STAGES - 1;
     const float *as = a_src(0, 0), *bs = b_src(0, 0);
-    load_frags(0, as, bs);
+    load_frags(0, as + gk * CFG::LDA_S, bs + gk * CFG::LDB_S);
 
     for (int kt = 0; kt < ktiles; ++kt) {
         const bool transpose_next = RAW && kt + 1 < ktiles;
 #pragma unroll
-        for (int kk = 0; kk < BK; ++kk) {
-            if (kk == BK - 1) {
+        for (int kk = 0; kk < KSTEPS; ++kk) {
+            if (kk == KSTEPS - 1) {
                 /* tile kt + 1 (and, with K16, its transposed tile and the stage of kt + 2) is
                  * there for every thread, and every thread is done reading the stage that the
                  * copies issued at the next kk == 0 will overwrite */
@@ -406,7 +417,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
                 as = a_src(read_stage, kt + 1);
                 bs = b_src(read_stage, kt + 1);
             }
-            const int next_kk = (kk + 1) % BK;
+            const int next_kk = gk + (kk + 1) % KSTEPS;
             load_frags((kk + 1) % 2, as + next_kk * CFG::LDA_S, bs + next_kk * CFG::LDB_S);
             if (kk == 0) {
                 const int next = kt + STAGES - 1;
@@ -417,12 +428,40 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
                 cp_async_commit();
                 write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
             }
-            if (transpose_next && kk < BK - 1) /* read_stage is still tile kt's */
+            if (transpose_next && kk < KSTEPS - 1) /* read_stage is still tile kt's (KG is 1 here) */
                 transpose_part(read_stage + 1 == STAGES ? 0 : read_stage + 1, kt + 1, kk);
             outer_product(acc, af[kk % 2], bf[kk % 2]);
         }
     }
     cp_async_wait<0>();
+
+    if constexpr (KG > 1) {
+        /* groups 1.. leave their sums in the stages' memory, laid out so that a group's threads
+         * write consecutive words; group 0 adds them in group order and stores the tile */
+        constexpr int GT = CFG::THREADS / KG;
+        static_assert((KG - 1) * TM * TN * GT <= STAGES * (A_STAGE + B_STAGE), "k groups' sums fit the stages");
+        const int gt = tid % GT;
+        __syncthreads(); /* every copy landed and every fragment read */
+        if (group > 0) {
+            float *r = As + (group - 1) * TM * TN * GT + gt;
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    r[(i * TN + j) * GT] = acc[i][j];
+        }
+        __syncthreads();
+        if (group > 0)
+            return;
+        for (int g = 1; g < KG; ++g) {
+            const float *r = As + (g - 1) * TM * TN * GT + gt;
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] += r[(i * TN + j) * GT];
+        }
+    }
 
     if (!split) {
 #pragma unroll
@@ -464,6 +503,7 @@ using cfg_128x128_k8 = pipe_config<128, 128, 8, 64, 32, 8, 8, 4, 2>;
 using cfg_128x256_k8 = pipe_config<128, 256, 8, 64, 64, 8, 16, 4, 1>;
 using cfg_256x128_k8 = pipe_config<256, 128, 8, 64, 64, 8, 16, 4, 1>;
 using cfg_64x128 = pipe_config<64, 128, 16, 32, 64, 8, 8, 4, 3>;
+using cfg_128x64_kg2 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 2, false, 2>; /* k groups: 2 */
 
 /* The K16 path takes more shared memory than K4 (the two transposed tiles beside the stages) and a
  * few registers: where that would cost the configuration a block per SM (64x64), or spills (128x128
@@ -530,6 +570,7 @@ const tile_config configs[] = {
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
     describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.0),
     describe<cfg_256x128_k8>("256x128x8", 1, 0.0),  describe<cfg_64x128>("64x128", 3, 0.71),
+    describe<cfg_128x64_kg2>("128x64kg2", 2, 0.0),
 };
 
 /* one launcher per configuration, indexed by tile_config_id */
@@ -537,7 +578,7 @@ using config_launcher = cudaError_t (*)(int, int, const problem &, const sched &
 const config_launcher launchers[] = {
     launch_config<cfg_128x128>, launch_config<cfg_128x256>,    launch_config<cfg_128x64>,
     launch_config<cfg_64x64>,   launch_config<cfg_128x128_k8>, launch_config<cfg_128x256_k8>,
-    launch_config<cfg_256x128_k8>, launch_config<cfg_64x128>,
+    launch_config<cfg_256x128_k8>, launch_config<cfg_64x128>, launch_config<cfg_128x64_kg2>,
 };
 static_assert(sizeof configs / sizeof *configs == TILE_CONFIGS && sizeof launchers / sizeof *launchers == TILE_CONFIGS,
               "one configuration and one launcher per tile_config_id, in its order");

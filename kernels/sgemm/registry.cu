@@ -80,6 +80,7 @@ enum variant_index {
     V_PIPE_64x64,
     V_PIPE_64x128,
     V_PIPE_128x64,
+    V_PIPE_128x64_KG2,
     V_SPLITK,
     V_SPLITK_TAIL,
     V_TRANSPOSE_FIRST,
@@ -151,6 +152,10 @@ const shim_sgemm_variant variants[] = {
      no_work, pipelined_launch<TILE_64x128>, SHIM_SGEMM_FP32},
     {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_launch<TILE_128x64>, SHIM_SGEMM_FP32},
+    {"pipelined_128x64_kg2",
+     "pipelined_128x64 with two k groups of four warps, summed in shared memory: eight warps a tile (by name "
+     "only: not planned)",
+     accepts_any, no_work, pipelined_launch<TILE_128x64_KG2>, SHIM_SGEMM_FP32},
     {"splitk", "pipelined tiles, K split over blocks, slices summed in order by a second kernel", accepts_any,
      splitk_work, splitk_launch, SHIM_SGEMM_FP32},
     {"splitk_tail", "whole waves data-parallel, the last partial wave's tiles split over K", accepts_any,
@@ -167,6 +172,7 @@ int variant_for_config(int cfg)
     switch (cfg) {
     case TILE_128x256: return V_PIPE_128x256;
     case TILE_128x64: return V_PIPE_128x64;
+    case TILE_128x64_KG2: return V_PIPE_128x64_KG2;
     case TILE_64x64: return V_PIPE_64x64;
     case TILE_64x128: return V_PIPE_64x128;
     case TILE_128x128_K8: return V_PIPE_128x128_K8;

@@ -84,7 +84,8 @@ enum tile_config_id {
     TILE_128x256_K8 = 5,
     TILE_256x128_K8 = 6,
     TILE_64x128 = 7,
-    TILE_CONFIGS = 8
+    TILE_128x64_KG2 = 8,
+    TILE_CONFIGS = 9
 };
 
 struct tile_config {
