@@ -67,10 +67,13 @@ int shim_plan_tiles(int m, int n, int k, int transa, int transb, int stage_a, in
         return 0;
     }
     int tm = part(m, TILE), tn = part(n, TILE);
-    /* k chunks sized so a block of A or B holds about 16 MB: 2048 for full tiles, longer for thin
-     * ones (a 128-wide tile takes k in chunks of 32768, not 32 launches of 2048) */
+    /* k chunks sized so a block of A or B holds about 64 MB: 8192 for full tiles, longer for thin
+     * ones (a 128-wide tile takes k in chunks of 65536, not 32 launches of 2048). One launch of
+     * 2048 x 2048 runs at 46 TFLOP/s with K = 2048 and 49-50 with K = 8192-16384 (H200, NT: a
+     * launch's first and last waves cost the same whatever its K); the longer first block to upload
+     * costs less than that at n >= 8192 (docs/notes/multi_gpu.md, section 13) */
     int wide = tm > tn ? tm : tn;
-    int kc_target = (int)(((size_t)16 << 20) / (sizeof(float) * (size_t)wide));
+    int kc_target = (int)(((size_t)64 << 20) / (sizeof(float) * (size_t)wide));
     kc_target = kc_target < TILE ? TILE : kc_target > 65536 ? 65536 : kc_target;
     int kc = k > 0 ? part(k, kc_target) : 1;
     /* Every block of A and B uploaded once needs mt x kt and nt x kt device buffers, at most

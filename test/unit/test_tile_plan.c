@@ -59,6 +59,14 @@ int main(void)
         failures++;
     }
 
+    /* full tiles take k in chunks of 8192: a launch that long runs near the kernel's full rate */
+    shim_plan_tiles(16384, 16384, 16384, 0, 1, 1, 1, 1, big, &p);
+    cases++;
+    if (p.tm != 2048 || p.kc != 8192 || p.kt != 2) {
+        printf("FAIL 16384^3 with room: tiles %dx%d, %d k chunks of %d\n", p.tm, p.tn, p.kt, p.kc);
+        failures++;
+    }
+
     /* thin tiles take k in long chunks: few launches */
     shim_plan_tiles(128, 128, 65536, 0, 0, 1, 1, 1, big, &p);
     cases++;
