@@ -6,6 +6,8 @@
  * 128 x 128 blocks on 132 SMs) while giving the pipeline several tiles to overlap at n >= 4096 */
 #define TILE 2048
 #define MIN_TILE 128
+/* calls of this many multiply-adds or more (about 6500^3) take k in long chunks (below) */
+#define LONG_CHUNK_MACS 274877906944.0 /* 2^38 */
 /* device buffers per operand the pipeline holds (SHIM_PIPE_MAX_SLOTS) */
 #define SHIM_PLAN_MAX_BLOCKS 128
 
@@ -67,13 +69,17 @@ int shim_plan_tiles(int m, int n, int k, int transa, int transb, int stage_a, in
         return 0;
     }
     int tm = part(m, TILE), tn = part(n, TILE);
-    /* k chunks sized so a block of A or B holds about 64 MB: 8192 for full tiles, longer for thin
-     * ones (a 128-wide tile takes k in chunks of 65536, not 32 launches of 2048). One launch of
-     * 2048 x 2048 runs at 46 TFLOP/s with K = 2048 and 49-50 with K = 8192-16384 (H200, NT: a
-     * launch's first and last waves cost the same whatever its K); the longer first block to upload
-     * costs less than that at n >= 8192 (docs/notes/multi_gpu.md, section 13) */
+    /* k chunks sized so a block of A or B holds about 16 MB (2048 for full tiles), or 64 MB (8192)
+     * in calls of LONG_CHUNK_MACS or more; longer for thin tiles (a 128-wide tile takes k in chunks
+     * of 32768 or 65536, not 32 launches of 2048). One launch of 2048 x 2048 runs at 46 TFLOP/s
+     * with K = 2048 and 49-50 with K = 8192-16384 (H200, NT: a launch's first and last waves cost
+     * the same whatever its K), but the first kernel waits for blocks four times as large: measured
+     * on malloc'd squares, long chunks gain 3-9 % from 8192^3 and lose up to 11 % at 4096^3-6144^3
+     * (docs/notes/multi_gpu.md, section 13). The choice depends on the problem alone, so the
+     * k-order (and the bits) is the same whatever the number of devices. */
     int wide = tm > tn ? tm : tn;
-    int kc_target = (int)(((size_t)64 << 20) / (sizeof(float) * (size_t)wide));
+    size_t block_bytes_target = (double)m * n * k >= LONG_CHUNK_MACS ? (size_t)64 << 20 : (size_t)16 << 20;
+    int kc_target = (int)(block_bytes_target / (sizeof(float) * (size_t)wide));
     kc_target = kc_target < TILE ? TILE : kc_target > 65536 ? 65536 : kc_target;
     int kc = k > 0 ? part(k, kc_target) : 1;
     /* Every block of A and B uploaded once needs mt x kt and nt x kt device buffers, at most

@@ -245,7 +245,8 @@ host_data:
     gemm_case(HOST, 0, 0, 1500, 1100, 700, 0.0f); /* several staging-ring chunks */
     gemm_case(HOST, 1, 0, 3000, 2500, 2000, 0.5f); /* 74 MB of operands: out of core under a 48 MB cap */
     gemv_case(HOST, HOST, HOST, 0, 6000, 3000, 1, 1, 0.5f);
-    pipelined_gemm_case(0, 0, 4100, 3200, 21000, 0.0f); /* 3 x 2 tiles, 3 k chunks (the last shorter) */
+    pipelined_gemm_case(0, 0, 4100, 3200, 5000, 0.0f); /* 3 x 2 tiles, 3 k chunks */
+    pipelined_gemm_case(0, 1, 4100, 3200, 25000, 0.0f); /* 2^38 MACs or more: 3 long k chunks (8448) */
     pipelined_gemm_case(1, 1, 3300, 4500, 2500, 0.75f);
 
     /* several threads, each with its own stream */

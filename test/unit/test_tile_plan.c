@@ -59,12 +59,18 @@ int main(void)
         failures++;
     }
 
-    /* full tiles take k in chunks of 8192: a launch that long runs near the kernel's full rate */
-    shim_plan_tiles(16384, 16384, 16384, 0, 1, 1, 1, 1, big, &p);
-    cases++;
-    if (p.tm != 2048 || p.kc != 8192 || p.kt != 2) {
-        printf("FAIL 16384^3 with room: tiles %dx%d, %d k chunks of %d\n", p.tm, p.tn, p.kt, p.kc);
-        failures++;
+    /* full tiles take k in chunks of 8192 in large calls (a launch that long runs near the kernel's
+     * full rate), of 2048 in smaller ones (the first kernel starts sooner) */
+    int chunks[][5] = {{16384, 16384, 16384, 8192, 2}, {8192, 8192, 8192, 8192, 1}, {6144, 6144, 6144, 2048, 3},
+                       {4096, 4096, 4096, 2048, 2}, {4096, 4096, 65536, 8192, 8}};
+    for (int i = 0; i < 5; i++) {
+        shim_plan_tiles(chunks[i][0], chunks[i][1], chunks[i][2], 0, 1, 1, 1, 1, big, &p);
+        cases++;
+        if (p.tm != 2048 || p.kc != chunks[i][3] || p.kt != chunks[i][4]) {
+            printf("FAIL %dx%dx%d with room: tiles %dx%d, %d k chunks of %d\n", chunks[i][0], chunks[i][1],
+                   chunks[i][2], p.tm, p.tn, p.kt, p.kc);
+            failures++;
+        }
     }
 
     /* thin tiles take k in long chunks: few launches */
