@@ -72,8 +72,9 @@ int shim_plan_tiles(int m, int n, int k, int transa, int transb, int stage_a, in
     /* k chunks sized so a block of A or B holds about 16 MB (2048 for full tiles), or 64 MB (8192)
      * in calls of LONG_CHUNK_MACS or more; longer for thin tiles (a 128-wide tile takes k in chunks
      * of 32768 or 65536, not 32 launches of 2048). One launch of 2048 x 2048 runs at 46 TFLOP/s
-     * with K = 2048 and 49-50 with K = 8192-16384 (H200, NT: a launch's first and last waves cost
-     * the same whatever its K), but the first kernel waits for blocks four times as large: measured
+     * with K = 2048 and 49-50 with K = 8192-16384 (H200, NT, the selector's plan: a launch's rate
+     * grows with its waves of blocks, and a longer K is split over more of them), but the first
+     * kernel waits for blocks four times as large: measured
      * on malloc'd squares, long chunks gain 3-9 % from 8192^3 and lose up to 11 % at 4096^3-6144^3
      * (docs/notes/multi_gpu.md, section 13). The choice depends on the problem alone, so the
      * k-order (and the bits) is the same whatever the number of devices. */
