@@ -7,7 +7,7 @@
 #define TILE 2048
 #define MIN_TILE 128
 /* calls of this many multiply-adds or more (about 6500^3) take k in long chunks (below) */
-#define LONG_CHUNK_MACS 274877906944.0 /* 2^38 */
+#define LONG_CHUNK_MACS ((double)(1LL << 38))
 /* device buffers per operand the pipeline holds (SHIM_PIPE_MAX_SLOTS) */
 #define SHIM_PLAN_MAX_BLOCKS 128
 
@@ -74,10 +74,10 @@ int shim_plan_tiles(int m, int n, int k, int transa, int transb, int stage_a, in
      * of 32768 or 65536, not 32 launches of 2048). One launch of 2048 x 2048 runs at 46 TFLOP/s
      * with K = 2048 and 49-50 with K = 8192-16384 (H200, NT, the selector's plan: a launch's rate
      * grows with its waves of blocks, and a longer K is split over more of them), but the first
-     * kernel waits for blocks four times as large: measured
-     * on malloc'd squares, long chunks gain 3-9 % from 8192^3 and lose up to 11 % at 4096^3-6144^3
-     * (docs/notes/multi_gpu.md, section 13). The choice depends on the problem alone, so the
-     * k-order (and the bits) is the same whatever the number of devices. */
+     * kernel waits for blocks four times as large: measured on malloc'd squares, long chunks gain
+     * 3-9 % from 8192^3 and lose up to 11 % at 4096^3-6144^3 (docs/notes/multi_gpu.md, section 13).
+     * The choice depends on the problem alone, so the k-order (and the bits) is the same whatever
+     * the number of devices. */
     int wide = tm > tn ? tm : tn;
     size_t block_bytes_target = (double)m * n * k >= LONG_CHUNK_MACS ? (size_t)64 << 20 : (size_t)16 << 20;
     int kc_target = (int)(block_bytes_target / (sizeof(float) * (size_t)wide));
