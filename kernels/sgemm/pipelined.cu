@@ -307,6 +307,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     constexpr int IN_FLIGHT = RAW ? STAGES - 3 : STAGES - 2;
     static_assert(IN_FLIGHT >= 0, "stages");
     const uint32_t as_addr = smem_addr(As), bs_addr = smem_addr(Bs);
+    allow_dependents(); /* a split plan's reduction may be placed once every block has started */
 
     int t = (int)blockIdx.x, slice = 0, kbegin = 0, kend = p.k;
     const bool split = t >= sc.dp_tiles;

@@ -137,10 +137,13 @@ size_t plan_work_bytes(const plan &pl);
 
 /* enqueues the pipelined kernel for the plan, and the slice reduction when it splits */
 cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl);
-/* the reduction pass of a split plan; ws is the 16-byte aligned workspace */
+/* the reduction pass of a split plan, launched as a dependent of the main kernel where the device
+ * allows it; ws is the 16-byte aligned workspace */
 cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const float *ws);
 /* the workspace pointer rounded up to 16 bytes (work_bytes leave room for that) */
 float *aligned_work(const shim_sgemm_args *p);
+/* whether the current device takes programmatic dependent launches (compute capability 9.0 on) */
+bool dependent_launch_supported();
 
 /* The last few values of a pure function of the problem's shape, per thread (declare it static
  * thread_local): the selector, work_bytes and launch ask for the same plans in a row, and the

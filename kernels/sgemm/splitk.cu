@@ -26,6 +26,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
     split_reduce_kernel(const problem p, const reduce_args ra, const float4 *__restrict__ ws)
 {
     __shared__ float4 group_sum[REDUCE_THREADS];
+    wait_for_primary(); /* launched as a dependent of the main kernel: its partials are complete now */
     const int lanes = REDUCE_THREADS / ra.groups;
     const int lane = (int)threadIdx.x % lanes, g = (int)threadIdx.x / lanes;
     const int64_t idx = (int64_t)blockIdx.x * lanes + lane;
@@ -83,9 +84,19 @@ cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const 
     const int64_t blocks = ((int64_t)pl.split_tiles * ra.tile4 + lanes - 1) / lanes;
     if (blocks > INT32_MAX)
         return cudaErrorInvalidConfiguration;
-    split_reduce_kernel<<<(unsigned)blocks, REDUCE_THREADS, 0, p->stream>>>(
-        make_problem(p), ra, reinterpret_cast<const float4 *>(ws));
-    return cudaGetLastError();
+    /* A programmatic dependent launch (compute capability 9.0 and later): the reduction's launch is
+     * processed, and its blocks placed, while the main kernel's last wave drains; each block waits
+     * at its start until the main kernel has finished and its writes are visible. */
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3(REDUCE_THREADS);
+    cfg.stream = p->stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = dependent_launch_supported() ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, split_reduce_kernel, make_problem(p), ra, reinterpret_cast<const float4 *>(ws));
 }
 
 float *aligned_work(const shim_sgemm_args *p)

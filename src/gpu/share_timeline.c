@@ -7,10 +7,10 @@
 
 void shim_timeline_begin(shim_timeline *tl, double t0, int device, int share, shim_pipeline *pl)
 {
-    cudaStream_t stream = shim_pipeline_compute_stream(pl);
     tl->on = shim_config_get()->timeline;
     if (!tl->on)
         return;
+    cudaStream_t stream = shim_pipeline_compute_stream(pl);
     tl->device = device;
     tl->share = share;
     tl->t0 = t0;
