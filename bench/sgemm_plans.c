@@ -1,0 +1,184 @@
+/* The FP32 selector against its own candidates: for every shape read from SHAPES (lines "M N K TA TB",
+ * column-major, TA and TB N or T), the median time of each named FP32 variant (the plans the
+ * selector chooses among), of the selector's choice and of cuBLAS pedantic FP32, on device operands
+ * (the same operands every call, as bench/sgemm_math profile). What it answers: how far the cost
+ * model's choice is from the fastest plan we have, shape by shape, so that its constants can be
+ * fitted to measurements (docs/notes/sgemm.md) rather than guessed.
+ * Usage: sgemm_plans SHAPES CSV [NAMES]   (NAMES: comma-separated variants; default below)
+ * CSV rows: m,n,k,case,method,ms,plan (method: a variant's name, "selector" or "cublas"). stdout: one
+ * line a shape (the selector's choice, the fastest candidate, their ratio) and a summary. */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_util.h"
+#include "sgemm_kernels.h"
+
+#define MAX_NAMES 24
+static const char DEFAULT_NAMES[] = "naive,pipelined_64x64,pipelined_128x64,pipelined_64x128,pipelined_128x128,"
+                                    "pipelined_128x256,splitk,splitk_tail,transpose_first,warptile";
+
+static cublasHandle_t handle;
+static cudaStream_t stream;
+static void *work;
+static size_t work_len;
+
+typedef struct job {
+    const shim_sgemm_variant *v; /* NULL: cuBLAS */
+    shim_sgemm_args p;
+} job;
+
+static void run_job(int i, void *ctx, cudaStream_t s)
+{
+    (void)i, (void)s;
+    job *j = ctx;
+    if (!j->v) {
+        const float one = 1.0f, zero = 0.0f;
+        cublasStatus_t st = cublasGemmEx(handle, j->p.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                         j->p.transb ? CUBLAS_OP_T : CUBLAS_OP_N, j->p.m, j->p.n, j->p.k, &one,
+                                         j->p.a, CUDA_R_32F, (int)j->p.lda, j->p.b, CUDA_R_32F, (int)j->p.ldb, &zero,
+                                         j->p.c, CUDA_R_32F, (int)j->p.ldc, CUBLAS_COMPUTE_32F_PEDANTIC,
+                                         CUBLAS_GEMM_DEFAULT);
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            fprintf(stderr, "sgemm_plans: cuBLAS status %d\n", (int)st);
+            exit(1);
+        }
+        return;
+    }
+    BENCH_CUDA(shim_sgemm_run(j->v, &j->p));
+}
+
+/* the median ms of v (NULL: cuBLAS) on p, after making room for its workspace */
+static double time_it(const shim_sgemm_variant *v, shim_sgemm_args p)
+{
+    if (v) {
+        size_t need = shim_sgemm_work_bytes(v, &p);
+        if (need > work_len) {
+            BENCH_CUDA(cudaFree(work));
+            BENCH_CUDA(cudaMalloc(&work, need));
+            work_len = need;
+        }
+        p.work = work;
+        p.work_bytes = need;
+    }
+    job j = {v, p};
+    return bench_median_ms(run_job, &j, stream, 2, 5);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: sgemm_plans SHAPES CSV [NAMES]\n");
+        return 2;
+    }
+    FILE *in = fopen(argv[1], "r"), *csv = fopen(argv[2], "w");
+    if (!in || !csv) {
+        perror("sgemm_plans");
+        return 1;
+    }
+    char names_buf[1024];
+    snprintf(names_buf, sizeof names_buf, "%s", argc > 3 ? argv[3] : DEFAULT_NAMES);
+    const shim_sgemm_variant *cand[MAX_NAMES];
+    int ncand = 0;
+    for (char *save = NULL, *tok = strtok_r(names_buf, ",", &save); tok && ncand < MAX_NAMES;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (!(cand[ncand] = shim_sgemm_find(tok))) {
+            fprintf(stderr, "sgemm_plans: no variant named %s\n", tok);
+            return 2;
+        }
+        if (cand[ncand]->math != SHIM_SGEMM_FP32) {
+            fprintf(stderr, "sgemm_plans: %s is not an FP32 variant\n", tok);
+            return 2;
+        }
+        ncand++;
+    }
+
+    struct shape {
+        int m, n, k, ta, tb;
+    } *shapes = NULL;
+    int count = 0, cap = 0;
+    size_t max_a = 1, max_b = 1, max_c = 1;
+    char ta, tb;
+    int m, n, k;
+    while (fscanf(in, "%d %d %d %c %c", &m, &n, &k, &ta, &tb) == 5) {
+        if (m < 1 || n < 1 || k < 1) {
+            fprintf(stderr, "sgemm_plans: shape %d %d %d: dimensions must be positive\n", m, n, k);
+            return 2;
+        }
+        if (count == cap && !(shapes = realloc(shapes, sizeof *shapes * (size_t)(cap = cap ? 2 * cap : 64)))) {
+            perror("sgemm_plans");
+            return 1;
+        }
+        shapes[count++] = (struct shape){m, n, k, ta == 'T', tb == 'T'};
+        if ((size_t)m * k > max_a)
+            max_a = (size_t)m * k;
+        if ((size_t)k * n > max_b)
+            max_b = (size_t)k * n;
+        if ((size_t)m * n > max_c)
+            max_c = (size_t)m * n;
+    }
+    fclose(in);
+
+    BENCH_CUDA(cudaStreamCreate(&stream));
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "sgemm_plans: cuBLAS could not start\n");
+        return 1;
+    }
+    float *a, *b, *c;
+    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * max_a));
+    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * max_b));
+    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * max_c));
+    bench_fill_device(a, max_a, 1);
+    bench_fill_device(b, max_b, 2);
+
+    fprintf(csv, "m,n,k,case,method,ms,plan\n");
+    double log_regret = 0, worst = 1, log_vs_cublas = 0;
+    int off5 = 0;
+    for (int s = 0; s < count; s++) {
+        const struct shape sh = shapes[s];
+        const shim_sgemm_args p = {sh.ta, sh.tb, sh.m, sh.n, sh.k, 1.0f, 0.0f, a, sh.ta ? sh.k : sh.m,
+                                   b, sh.tb ? sh.n : sh.k, c, sh.m, NULL, 0, stream, SHIM_SGEMM_FP32};
+        char cs[3] = {sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', 0}, how[256];
+        double best = INFINITY;
+        const char *best_name = "";
+        for (int i = 0; i < ncand; i++) {
+            if (!cand[i]->accepts(&p))
+                continue;
+            double ms = time_it(cand[i], p);
+            shim_sgemm_describe(cand[i], &p, how, sizeof how);
+            fprintf(csv, "%d,%d,%d,%s,%s,%.4f,\"%s\"\n", sh.m, sh.n, sh.k, cs, cand[i]->name, ms, how);
+            if (ms < best)
+                best = ms, best_name = cand[i]->name;
+        }
+        const shim_sgemm_variant *sel = shim_sgemm_select(&p);
+        double sel_ms = time_it(sel, p), cublas_ms = time_it(NULL, p);
+        shim_sgemm_describe(sel, &p, how, sizeof how);
+        fprintf(csv, "%d,%d,%d,%s,selector,%.4f,\"%s\"\n", sh.m, sh.n, sh.k, cs, sel_ms, how);
+        fprintf(csv, "%d,%d,%d,%s,cublas,%.4f,\n", sh.m, sh.n, sh.k, cs, cublas_ms);
+        if (sel_ms < best)
+            best = sel_ms, best_name = sel->name;
+        const double regret = sel_ms / best;
+        printf("%dx%dx%d %s: selector %s %.4f ms, fastest %s %.4f ms (%.2fx), cuBLAS %.4f ms\n", sh.m, sh.n, sh.k, cs,
+               sel->name, sel_ms, best_name, best, regret, cublas_ms);
+        log_regret += log(regret);
+        log_vs_cublas += log(cublas_ms / sel_ms);
+        if (regret > worst)
+            worst = regret;
+        off5 += regret > 1.05;
+        fflush(csv);
+        fflush(stdout);
+    }
+    if (count)
+        printf("%d shapes: the selector's time over the fastest candidate's: geometric mean %.3f, worst %.2f, %d over "
+               "1.05; cuBLAS time over the selector's: geometric mean %.3f\n",
+               count, exp(log_regret / count), worst, off5, exp(log_vs_cublas / count));
+    fclose(csv);
+    free(shapes);
+    BENCH_CUDA(cudaFree(a));
+    BENCH_CUDA(cudaFree(b));
+    BENCH_CUDA(cudaFree(c));
+    BENCH_CUDA(cudaFree(work));
+    return 0;
+}
