@@ -17,8 +17,10 @@ constexpr double DRAM_BYTES_PER_S = 4.0e12;
 /* pipeline fill and epilogue a wave cannot hide; fitted to run 9 (K = 64 and 256 shapes: 3-4 us) */
 constexpr double BLOCK_OVERHEAD_S = 3.0e-6;
 /* what a split plan costs beyond its compute and workspace traffic (the second launch, the main
- * kernel's tail before it, the reduction's ramp): run 9 measured 11-12 us on four split shapes */
-constexpr double REDUCE_LAUNCH_S = 11.0e-6;
+ * kernel's tail before it, the reduction's ramp): run 9 measured 11-12 us on four split shapes;
+ * with the reduction as a dependent launch, the selector's choices against every plan by name on
+ * 6880 shapes (bench/sgemm_plans, H200, 2026-11-24) fit 3-5 us best (docs/notes/sgemm.md) */
+constexpr double REDUCE_LAUNCH_S = 5.0e-6;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 constexpr int MIN_SLICE_TILES = 2; /* a K slice shorter than this many k tiles is all prologue */
 

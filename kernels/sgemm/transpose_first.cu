@@ -8,6 +8,7 @@
  * The products are the same FMAs in the same k order as any FP32 plan: only where the operands'
  * bytes sit changes. */
 #include <algorithm>
+#include <cmath>
 
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
@@ -155,6 +156,9 @@ double transpose_first_seconds(const shim_sgemm_args *p, int copies)
     const shim_sgemm_args q = copied_form(p, copies);
     double seconds;
     select_fp32_direct(&q, &seconds);
+    /* a tiny copied form (naive, no estimate): a copy's launch costs more than it could save */
+    if (seconds <= 0.0)
+        return INFINITY;
     return seconds + copies_seconds(p, copies);
 }
 
