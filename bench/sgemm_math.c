@@ -58,8 +58,6 @@ static void find_methods(void)
 
 static cublasHandle_t handle;
 static cudaStream_t stream;
-static void *work;
-static size_t work_len;
 
 static uint64_t rng = 88172645463325252ull;
 static double uniform01(void)
@@ -98,14 +96,8 @@ static const shim_sgemm_variant *run(int method, int ta, int tb, int m, int n, i
     shim_sgemm_args p = args_of(method, ta, tb, m, n, k, a, b, c);
     if (!v)
         v = shim_sgemm_select(&p);
-    size_t need = shim_sgemm_work_bytes(v, &p);
-    if (need > work_len) {
-        BENCH_CUDA(cudaFree(work));
-        BENCH_CUDA(cudaMalloc(&work, need));
-        work_len = need;
-    }
-    p.work = work;
-    p.work_bytes = need;
+    p.work_bytes = shim_sgemm_work_bytes(v, &p);
+    p.work = bench_scratch(p.work_bytes);
     BENCH_CUDA(shim_sgemm_run(v, &p));
     return v;
 }

@@ -22,8 +22,6 @@ static const char DEFAULT_NAMES[] = "naive,pipelined_64x64,pipelined_128x64,pipe
 
 static cublasHandle_t handle;
 static cudaStream_t stream;
-static void *work;
-static size_t work_len;
 
 typedef struct job {
     const shim_sgemm_variant *v; /* NULL: cuBLAS */
@@ -54,14 +52,8 @@ static void run_job(int i, void *ctx, cudaStream_t s)
 static double time_it(const shim_sgemm_variant *v, shim_sgemm_args p)
 {
     if (v) {
-        size_t need = shim_sgemm_work_bytes(v, &p);
-        if (need > work_len) {
-            BENCH_CUDA(cudaFree(work));
-            BENCH_CUDA(cudaMalloc(&work, need));
-            work_len = need;
-        }
-        p.work = work;
-        p.work_bytes = need;
+        p.work_bytes = shim_sgemm_work_bytes(v, &p);
+        p.work = bench_scratch(p.work_bytes);
     }
     job j = {v, p};
     return bench_median_ms(run_job, &j, stream, 2, 5);
@@ -179,6 +171,5 @@ int main(int argc, char **argv)
     BENCH_CUDA(cudaFree(a));
     BENCH_CUDA(cudaFree(b));
     BENCH_CUDA(cudaFree(c));
-    BENCH_CUDA(cudaFree(work));
     return 0;
 }

@@ -146,3 +146,15 @@ double bench_max_rel_diff(const float *got, const float *ref, int rows, int cols
     free(h2);
     return maxref > 0 ? maxdiff / maxref : maxdiff;
 }
+
+void *bench_scratch(size_t bytes)
+{
+    static void *buf;
+    static size_t len;
+    if (bytes > len) {
+        BENCH_CUDA(cudaFree(buf));
+        BENCH_CUDA(cudaMalloc(&buf, bytes));
+        len = bytes;
+    }
+    return buf;
+}

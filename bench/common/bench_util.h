@@ -25,6 +25,9 @@ void bench_fill_device(float *d, size_t n, unsigned long long seed);
  * the L2 (at least 1, at most max_sets) */
 int bench_rotation(size_t set_bytes, int max_sets);
 
+/* a device scratch buffer of at least bytes, kept and grown across calls (one per process) */
+void *bench_scratch(size_t bytes);
+
 /* monotonic wall clock in milliseconds */
 double bench_wall_ms(void);
 

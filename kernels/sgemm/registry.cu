@@ -1,6 +1,5 @@
 /* The one table of SGEMM variants, and find / select / work_bytes / run. */
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -203,24 +202,6 @@ int kslice_for(int64_t tiles, int ktiles, int min_slice)
         return std::max(ktiles, 1);
     const int64_t splits = std::min<int64_t>(sm_count() / tiles, ktiles / min_slice);
     return splits < 2 ? ktiles : (int)((ktiles + splits - 1) / splits);
-}
-
-bool dependent_launch_supported()
-{
-    constexpr int DEVICES = 64;
-    static std::atomic<int> known[DEVICES]; /* 0 unknown, 1 no, 2 yes */
-    int dev = 0, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0) {
-        cudaGetLastError();
-        return false;
-    }
-    if (dev < DEVICES && known[dev].load(std::memory_order_relaxed))
-        return known[dev].load(std::memory_order_relaxed) == 2;
-    const bool yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9;
-    cudaGetLastError();
-    if (dev < DEVICES)
-        known[dev].store(yes ? 2 : 1, std::memory_order_relaxed);
-    return yes;
 }
 
 int sm_count()

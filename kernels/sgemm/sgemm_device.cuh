@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
+#include "dependent_launch.cuh"
 #include "sgemm_kernels.h"
 #include "smem_layout.h"
 
@@ -119,23 +120,6 @@ __device__ __forceinline__ void store_c4(const problem &p, int i, int j, float a
         if (i + 3 < p.m)
             store_c1(p, i + 3, j, a3);
     }
-}
-
-/* Programmatic dependent launch (compute capability 9.0 and later; no-ops before): a kernel lets
- * the next one on its stream, launched with the programmatic attribute, start being placed
- * (allow_dependents), and that kernel waits until this one has finished and its memory is visible
- * (wait_for_primary). */
-__device__ __forceinline__ void allow_dependents()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void wait_for_primary()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
 }
 
 /* tile rows a raster group walks down (-DSHIM_RASTER_GROUP=n builds another, for measuring) */

@@ -142,8 +142,6 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl);
 cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const float *ws);
 /* the workspace pointer rounded up to 16 bytes (work_bytes leave room for that) */
 float *aligned_work(const shim_sgemm_args *p);
-/* whether the current device takes programmatic dependent launches (compute capability 9.0 on) */
-bool dependent_launch_supported();
 
 /* The last few values of a pure function of the problem's shape, per thread (declare it static
  * thread_local): the selector, work_bytes and launch ask for the same plans in a row, and the

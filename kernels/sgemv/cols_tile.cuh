@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(kBlock, VEC == 4 ? 4 : 6) cols_kernel(const co
     const long long js = split * P.split_cols;
     const long long je = js + P.split_cols < P.n ? js + P.split_cols : P.n;
     if (splits > 1)
-        pdl_launch_dependents(); /* finish_splits may be scheduled now; it waits for this grid */
+        allow_dependents(); /* finish_splits may be scheduled now; it waits for this grid */
 
     float acc[VEC];
 #pragma unroll

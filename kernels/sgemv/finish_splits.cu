@@ -1,6 +1,6 @@
 /* The deterministic second pass of the split variants: no atomics, every output's partials added in
  * an order fixed by the split count alone. Launched as a programmatic dependent of the split kernel
- * (see pdl_launch_dependents in sgemv_device.cuh). */
+ * (see kernels/common/dependent_launch.cuh). */
 #include "sgemv_device.cuh"
 
 namespace shim_sgemv {
@@ -17,7 +17,7 @@ __global__ void __launch_bounds__(kBlock) finish_splits_kernel(const float *__re
     __shared__ float warp_sums[kWarps];
     const int g = threadIdx.x % G;
     const long long out = (long long)blockIdx.x * kOutsPerBlock + threadIdx.x / G;
-    pdl_wait(); /* the split kernel's partials (and y, for beta) are complete from here on */
+    wait_for_primary(); /* the split kernel's partials (and y, for beta) are complete from here on */
     float acc = 0.0f;
     if (out < count) {
         const float *p = part + out * splits;
@@ -47,28 +47,8 @@ static cudaError_t launch_finish(const float *part, int splits, long long count,
     const long long outs_per_block = kBlock / G;
     const unsigned grid = (unsigned)ceil_div(count, outs_per_block);
     /* a programmatic dependent launch: scheduled while the split kernel still runs (it signals at
-     * its start), waiting in pdl_wait for its completion, so the launch gap is hidden */
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid, 1, 1);
-    cfg.blockDim = dim3(kBlock, 1, 1);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    cudaError_t err = cudaLaunchKernelEx(&cfg, finish_splits_kernel<G>, part, splits, count, alpha, beta, y);
-    if (err != cudaSuccess) {
-        /* a stream or driver that refuses the attribute: an ordinary launch (pdl_wait is then a
-         * no-op and stream order alone protects the partials) */
-        (void)cudaGetLastError();
-        cfg.numAttrs = 0;
-        err = cudaLaunchKernelEx(&cfg, finish_splits_kernel<G>, part, splits, count, alpha, beta, y);
-        if (err != cudaSuccess)
-            (void)cudaGetLastError(); /* returned here: do not leave it for the caller's next check */
-    }
-    return err;
+     * its start), waiting in wait_for_primary for its completion, so the launch gap is hidden */
+    return launch_dependent(finish_splits_kernel<G>, dim3(grid), dim3(kBlock), stream, part, splits, count, alpha, beta, y);
 }
 
 cudaError_t finish_splits(const float *part, int splits, long long count, float alpha, float beta, float *y,

@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kBlock, rows_vec_min_blocks(U, XS)) rows_vec_k
     const int pb0 = split * P.split_blocks;
     const int pb1 = min(pb0 + P.split_blocks, P.bmax);
     if (splits > 1)
-        pdl_launch_dependents(); /* finish_splits may be scheduled now; it waits for this grid */
+        allow_dependents(); /* finish_splits may be scheduled now; it waits for this grid */
     const int nchunks = XS == xsrc::smem ? (pb1 - pb0 + P.chunk_blocks - 1) / P.chunk_blocks : 1;
     if (XS == xsrc::smem && nchunks == 1) {
         stage_x(P, xs, pb0, pb1);

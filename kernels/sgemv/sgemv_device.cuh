@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "dependent_launch.cuh"
 #include "sgemv_kernels.h"
 
 namespace shim_sgemv {
@@ -53,24 +54,6 @@ __device__ __forceinline__ float dot4(float4 a, float4 x, float acc)
     acc = fmaf(a.y, x.y, acc);
     acc = fmaf(a.z, x.z, acc);
     return fmaf(a.w, x.w, acc);
-}
-
-/* Programmatic dependent launch (sm_90). A split kernel signals at its start that finish_splits,
- * launched after it with cudaLaunchAttributeProgrammaticStreamSerialization, may be scheduled
- * already; finish_splits waits, before it reads any partial, until the split kernel has completed and
- * its writes are visible. Launched without that attribute, or with nothing dependent, both are
- * no-ops. */
-__device__ __forceinline__ void pdl_launch_dependents()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void pdl_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
 }
 
 /* sum over aligned groups of WIDTH lanes. An xor butterfly: both partners add the same two values
