@@ -278,21 +278,28 @@ static int register_staged_where_faster(const shim_sgemm_args *p, int chosen, in
     return chosen;
 }
 
+/* Tiny products, where naive's small set-up wins. Its threads run along m, so it reads A coalesced
+ * only when A is not transposed. Measured (H200, bench/sgemm_plans on 8480 shapes, naive against
+ * the fastest other plan): A not transposed, 0.83x up to k = 128 and m n k = 2^24; A transposed,
+ * 0.64-0.86x where k < 8 (to m n k = 2^24) or m <= 16 (to 2^21), and 1.7-80x slower beyond
+ * m n k = 2^20 otherwise. */
+static bool naive_is_fastest(const shim_sgemm_args *p)
+{
+    const int64_t mnk = (int64_t)p->m * p->n * std::max(p->k, 1);
+    const int64_t tiny = (int64_t)1 << 18;
+    if (!p->transa)
+        return p->k <= 128 ? mnk <= ((int64_t)1 << 24) : p->k <= 256 && mnk <= tiny;
+    if (p->k < 8)
+        return mnk <= ((int64_t)1 << 24);
+    return p->k <= 256 && (mnk < tiny || (p->m <= 16 && mnk <= ((int64_t)1 << 21)));
+}
+
 /* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
  * is all there is) */
 static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
 {
     *seconds = 0.0;
-    /* tiny products: naive has the least set-up. Its threads run along m, so it reads A coalesced
-     * only when A is not transposed. Measured (H200, bench/sgemm_plans on 8480 shapes, naive
-     * against the fastest other plan): A not transposed, naive is 0.83x up to k = 128 and
-     * m n k = 2^24; A transposed, 0.64-0.86x where k < 8 (to m n k = 2^24) or m <= 16 (to 2^21),
-     * and 1.7-80x slower beyond m n k = 2^20 otherwise */
-    const int64_t mnk = (int64_t)p->m * p->n * std::max(p->k, 1);
-    const bool tiny = p->transa ? (p->k < 8 && mnk <= ((int64_t)1 << 24)) ||
-                                      (p->k <= 256 && (mnk < ((int64_t)1 << 18) || (p->m <= 16 && mnk <= ((int64_t)1 << 21))))
-                                : p->k <= 128 ? mnk <= ((int64_t)1 << 24) : p->k <= 256 && mnk <= ((int64_t)1 << 18);
-    if (tiny)
+    if (naive_is_fastest(p))
         return V_NAIVE;
     int best = V_PIPE_128x128, best_cfg = TILE_128x128;
     double best_cost = INFINITY;
