@@ -18,7 +18,7 @@
 
 #define MAX_NAMES 24
 static const char DEFAULT_NAMES[] = "naive,pipelined_64x64,pipelined_128x64,pipelined_64x128,pipelined_128x128,"
-                                    "pipelined_128x256,splitk,splitk_tail,transpose_first,warptile";
+                                    "pipelined_128x256,splitk,splitk_tail,streamk,transpose_first,warptile";
 
 static cublasHandle_t handle;
 static cudaStream_t stream;

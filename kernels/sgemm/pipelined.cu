@@ -1,312 +1,24 @@
-/* Rung 7: the multi-stage cp.async pipeline. Warp-tiled like rung 6, but global -> shared copies
- * are asynchronous and STAGES - 1 k tiles ahead of the compute, so the global latency is hidden
- * without registers holding the data in flight; 16-byte copies (.cg, L2 only) move the operands
- * whose contiguous side is M or N and which are 16-byte capable, 4-byte copies (.ca) the others,
- * element by element, which also transposes a K-contiguous operand into the K-major layout; where
- * such an operand is 16-byte capable and it pays (k16_operands), it comes by 16-byte copies and is
- * transposed in shared memory a k tile ahead, among the FFMAs (LOAD_K16).
+/* Rung 7: the multi-stage cp.async pipeline (pipelined_tile.cuh), data-parallel and split-K.
  *
- * The same kernel runs every launch plan (sgemm_internal.h): blocks below dp_tiles finish their
- * tile over the whole K range; the others compute one K slice of a tile and store it unscaled in
- * the workspace for the ordered reduction of splitk.cu. Several tile configurations are
- * instantiated; each is registered as a variant of its own. */
-#include <array>
-#include <atomic>
-#include <type_traits>
-#include <utility>
-
-#include "sgemm_device.cuh"
-#include "sgemm_internal.h"
+ * The same kernel runs the data-parallel and split-K launch plans (sgemm_internal.h): blocks below
+ * dp_tiles finish their tile over the whole K range; the others compute one K slice of a tile and
+ * store it unscaled in the workspace for the ordered reduction of splitk.cu. Stream-K plans run
+ * streamk.cu's kernel. Several tile configurations are instantiated; each is registered as a
+ * variant of its own. */
+#include "pipelined_tile.cuh"
 
 namespace sgemm {
 namespace {
-
-/* how an operand reaches shared memory: R-contiguous by 16- or 4-byte copies; K-contiguous by 4-byte
- * transposing copies (K4), or, where 16-byte capable, by 16-byte copies of four consecutive k of a
- * row into a K-major stage that the block transposes in shared memory a k tile ahead (K16) */
-enum load_mode { LOAD_R16 = 0, LOAD_R4 = 1, LOAD_K4 = 2, LOAD_K16 = 3, LOAD_MODES = 4 };
-
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, bool K16_ = true,
-          int KG_ = 1>
-struct pipe_config {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
-    static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
-    static constexpr bool K16 = K16_; /* the K16 load mode may run (it spills in some configurations) */
-    /* k groups: KG sets of warps each cover the whole tile, group g taking steps [g BK/KG,
-     * (g+1) BK/KG) of every k tile; their sums are added in shared memory at the end (group 0's,
-     * then 1's, ...). More warps an SM on a problem of one wave, without a second pass over C. */
-    static constexpr int KG = KG_, KSTEPS = BK / KG;
-    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, WARPS_TILE = WARPS_M * WARPS_N;
-    static constexpr int THREADS = 32 * WARPS_TILE * KG;
-    static constexpr int LANES_M = WM / TM, LANES_N = WN / TN;
-    /* a lane's TM x TN block is (TM/4) x (TN/4) sub-blocks of 4x4, STRIDE apart, so that the
-     * lanes of a warp read consecutive float4 from shared memory */
-    static constexpr int STRIDE_M = 4 * LANES_M, STRIDE_N = 4 * LANES_N;
-    /* +4 floats per row: rows stay 16-byte aligned and the 4-byte transposing copies of a warp
-     * fall in (nearly) distinct banks */
-    static constexpr int LDA_S = BM + 4, LDB_S = BN + 4;
-    static constexpr int A_STAGE = BK * LDA_S, B_STAGE = BK * LDB_S; /* floats */
-    static constexpr size_t SMEM = sizeof(float) * STAGES * (A_STAGE + B_STAGE);
-    static_assert(LANES_M * LANES_N == 32, "a warp's lanes tile its warp tile");
-    static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0 && BK >= 2 && STAGES >= 2, "shape");
-    /* a group's steps come in pairs (the fragments' double buffer); the K16 transpose is spread
-     * over a whole tile's steps, so k groups run without it */
-    static_assert(BK % KG == 0 && KSTEPS % 2 == 0 && (KG == 1 || !K16), "k groups");
-};
-
-/* a thread's N rows of a K-contiguous operand, STEP apart from row r0 + line: where each row's
- * chunk starts (at k = kbegin + lpos), and bit s set when row s lies inside the matrix */
-template <int N, int STEP>
-__device__ __forceinline__ unsigned k_rows(const operand &x, int r0, int line, int kbegin, int lpos,
-                                           const float *(&src)[N])
-{
-    static_assert(N <= 32, "row mask width");
-    unsigned ok = 0;
-#pragma unroll
-    for (int s = 0; s < N; ++s) {
-        const int r = r0 + line + s * STEP;
-        src[s] = x.ptr + (int64_t)r * x.ld + kbegin + lpos;
-        ok |= (unsigned)(r < x.rows) << s;
-    }
-    return ok;
-}
-
-/* per-thread state for the asynchronous copies of one operand's W x BK tiles. Work is cut in
- * chunks of four elements along the contiguous side, so a warp's copies are coalesced: R modes
- * copy four consecutive rows at one l. With BK 16 a LOAD_K4 chunk pos of a row holds
- * l = 2 pos + {0, 1, 8, 9}: a warp's e-th copies then write l = {e', e'+2, e'+4, e'+6} of 8 rows,
- * whose banks (4 l + row, with LDS = 4 mod 32) are all distinct, where four consecutive l would
- * collide two by two. With BK 8 a warp covers 16 rows x 2 chunks, and four consecutive l per
- * chunk already land the two chunks 16 banks apart. */
-template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
-    static constexpr bool KC = MODE == LOAD_K4;
-    static_assert(!KC || ((BK == 16 || BK == 8) && LDS % 32 == 4),
-                  "the K4 element pattern is laid out for BK 8, 16");
-    /* offset along k of element e of a K4 chunk, and of chunk pos's first element */
-    static constexpr __device__ __forceinline__ int k4_off(int e)
-    {
-        return BK == 16 ? (e & 1) + (e >> 1) * 8 : e;
-    }
-    static constexpr __device__ __forceinline__ int k4_first(int pos) { return BK == 16 ? 2 * pos : 4 * pos; }
-    static constexpr int CHUNKS = W * BK / 4;
-    static constexpr int PER_THREAD = CHUNKS / THREADS;
-    static constexpr int CHUNKS_PER_LINE = KC ? BK / 4 : W / 4; /* a line: one row (K4) or one l (R) */
-    static constexpr int LINES_PER_PASS = THREADS / CHUNKS_PER_LINE;
-    /* R modes: a thread's chunks lie in one line, R_STEP rows apart, the threads of a line taking
-     * consecutive chunks: one source pointer a thread, the other chunks at constant offsets from
-     * it (the K4 chunks of a thread lie in different rows, ld apart, one pointer each) */
-    static constexpr int R_THREADS_PER_LINE = KC ? 1 : CHUNKS_PER_LINE / PER_THREAD;
-    static constexpr int R_STEP = 4 * R_THREADS_PER_LINE;
-    static constexpr int POINTERS = KC ? PER_THREAD : 1;
-    /* byte distance in shared memory between a thread's successive chunks */
-    static constexpr uint32_t DST_STEP = 4u * (KC ? LINES_PER_PASS : R_STEP);
-    static_assert(CHUNKS % THREADS == 0 && THREADS % CHUNKS_PER_LINE == 0, "loader shape");
-    static_assert(KC || (CHUNKS_PER_LINE % PER_THREAD == 0 && THREADS / R_THREADS_PER_LINE == BK),
-                  "R loader: a thread's chunks in one line");
-    static_assert(PER_THREAD <= 32, "row mask width");
-
-    const float *src[POINTERS];
-    uint32_t dst;    /* byte offset of the first chunk within a stage */
-    int lpos;        /* l of the chunk's first element within the tile */
-    int rrem;        /* R modes: rows of the matrix from the thread's first chunk on */
-    unsigned row_ok; /* K4: bit s set when chunk s's row is inside the matrix */
-    bool interior;   /* all W rows of the tile are inside the matrix (block-uniform) */
-
-    /* where chunk s starts in global memory */
-    __device__ __forceinline__ const float *source(int s) const { return KC ? src[s] : src[0] + s * R_STEP; }
-    /* R modes: how many of chunk s's four rows are inside the matrix */
-    __device__ __forceinline__ int rlim(int s) const { return min(max(rrem - s * R_STEP, 0), 4); }
-
-    __device__ __forceinline__ void init(const operand &x, int r0, int kbegin, int tid)
-    {
-        interior = r0 + W <= x.rows;
-        if constexpr (KC) {
-            const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
-            lpos = k4_first(pos);
-            row_ok = k_rows<PER_THREAD, LINES_PER_PASS>(x, r0, line, kbegin, lpos, src);
-            dst = 4u * (uint32_t)(lpos * LDS + line);
-        } else {
-            const int rline = tid / R_THREADS_PER_LINE, rpos = tid % R_THREADS_PER_LINE;
-            const int r = r0 + rpos * 4;
-            lpos = rline;
-            rrem = x.rows - r;
-            src[0] = x.ptr + (int64_t)(kbegin + rline) * x.ld + r;
-            dst = 4u * (uint32_t)(rline * LDS + rpos * 4);
-        }
-    }
-
-    /* copies the k tile starting at k0 (absolute) into the stage at shared address stage, then
-     * moves on to the next k tile */
-    __device__ __forceinline__ void issue(const operand &x, uint32_t stage, int k0, int kend)
-    {
-        if (interior && k0 + BK <= kend)
-            issue_whole(stage);
-        else
-            issue_guarded(stage, k0, kend);
-#pragma unroll
-        for (int s = 0; s < POINTERS; ++s)
-            src[s] += KC ? (int64_t)BK : BK * x.ld;
-    }
-
-    /* every element of the tile is inside the matrix: no predicates, no size operands */
-    __device__ __forceinline__ void issue_whole(uint32_t stage) const
-    {
-#pragma unroll
-        for (int s = 0; s < PER_THREAD; ++s) {
-            const uint32_t d = stage + dst + s * DST_STEP;
-            if (MODE == LOAD_R16) {
-                cp_async16(d, source(s), 16u);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    cp_async4(d + (KC ? 4 * LDS * k4_off(e) : 4 * e), source(s) + (KC ? k4_off(e) : e), 4u);
-            }
-        }
-    }
-
-    /* edge tiles: elements at k >= kend or outside the rows arrive as zeros. Their copies have
-     * source size 0, which the hardware executes as "ignore the source" (LDGSTS with a false
-     * fetch predicate), so their addresses, possibly past the matrix, are never read. */
-    __device__ __forceinline__ void issue_guarded(uint32_t stage, int k0, int kend) const
-    {
-#pragma unroll
-        for (int s = 0; s < PER_THREAD; ++s) {
-            const uint32_t d = stage + dst + s * DST_STEP;
-            if (MODE == LOAD_R16) {
-                cp_async16(d, source(s), k0 + lpos < kend ? 4u * (uint32_t)rlim(s) : 0u);
-            } else if (MODE == LOAD_R4) {
-                const bool l_ok = k0 + lpos < kend;
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    cp_async4(d + 4 * e, source(s) + e, l_ok && e < rlim(s) ? 4u : 0u);
-            } else {
-                const bool r_ok = (row_ok >> s) & 1u;
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    cp_async4(d + 4 * LDS * k4_off(e), source(s) + k4_off(e),
-                              r_ok && k0 + lpos + k4_off(e) < kend ? 4u : 0u);
-            }
-        }
-    }
-};
-
-/* LOAD_K16: a K-contiguous, 16-byte capable operand's W x BK tile, copied as it lies in memory
- * (row r's BK consecutive k, BK floats a row) by one 16-byte cp.async per four k of a row. The
- * 16-byte copies cost the L1 a quarter of what the K4 copies' scattered 4-byte ones do; the price is
- * a transpose in shared memory (transpose_chunk) into the [k][r] layout the fragments are read from.
- * Rows are not padded, their chunks swizzled (raw_swizzle, smem_layout.h). */
-template <int W, int BK, int THREADS> struct raw_loader {
-    static constexpr int CHUNKS_PER_LINE = BK / 4, LINES_PER_PASS = THREADS / CHUNKS_PER_LINE;
-    static constexpr int PER_THREAD = W * CHUNKS_PER_LINE / THREADS;
-    static constexpr uint32_t DST_STEP = 4u * LINES_PER_PASS * BK;
-    static_assert(BK % 4 == 0 && THREADS % CHUNKS_PER_LINE == 0 && (W * CHUNKS_PER_LINE) % THREADS == 0,
-                  "raw loader shape");
-    static_assert(LINES_PER_PASS % 8 == 0, "a thread's rows share one swizzle");
-    static_assert(PER_THREAD <= 32, "row mask width");
-
-    const float *src[PER_THREAD];
-    uint32_t dst;
-    int lpos;        /* k of the chunk's first element within the tile */
-    unsigned row_ok; /* bit s: chunk s's row is inside the matrix */
-    bool interior;
-
-    __device__ __forceinline__ void init(const operand &x, int r0, int kbegin, int tid)
-    {
-        const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
-        lpos = 4 * pos;
-        interior = r0 + W <= x.rows;
-        row_ok = k_rows<PER_THREAD, LINES_PER_PASS>(x, r0, line, kbegin, lpos, src);
-        dst = 4u * (uint32_t)(line * BK + 4 * (pos ^ raw_swizzle<BK>(line)));
-    }
-
-    /* k from k0 below kend are copied; the rest, and rows outside the matrix, arrive as zeros (a
-     * copy of source size 0 reads nothing) */
-    __device__ __forceinline__ void issue(const operand &, uint32_t stage, int k0, int kend)
-    {
-        const bool whole = interior && k0 + BK <= kend;
-        const uint32_t k_bytes = 4u * (uint32_t)min(max(kend - k0 - lpos, 0), 4);
-#pragma unroll
-        for (int s = 0; s < PER_THREAD; ++s) {
-            cp_async16(stage + dst + s * DST_STEP, src[s], whole ? 16u : ((row_ok >> s) & 1u) ? k_bytes : 0u);
-            src[s] += BK;
-        }
-    }
-};
-
-/* chunk i of this thread's share of the K16 stage raw, written transposed into t ([k][r], rows LDS
- * apart): a warp takes 32 consecutive rows of one four-k chunk, so its float4 reads and its 4-byte
- * writes are free of bank conflicts */
-template <int W, int BK, int THREADS, int LDS> struct raw_transpose {
-    static constexpr int CHUNKS = W * BK / 4, PER_THREAD = CHUNKS / THREADS;
-    static_assert(W % 32 == 0 && CHUNKS % THREADS == 0, "transpose shape");
-
-    static __device__ __forceinline__ void chunk(const float *raw, float *t, int tid, int i)
-    {
-        const int c = tid + i * THREADS, r = c % W, l4 = c / W;
-        const float4 v = *reinterpret_cast<const float4 *>(raw + r * BK + 4 * (l4 ^ raw_swizzle<BK>(r)));
-        float *d = t + 4 * l4 * LDS + r;
-        d[0] = v.x;
-        d[LDS] = v.y;
-        d[2 * LDS] = v.z;
-        d[3 * LDS] = v.w;
-    }
-    static __device__ __forceinline__ void all(const float *raw, float *t, int tid)
-    {
-#pragma unroll
-        for (int i = 0; i < PER_THREAD; ++i)
-            chunk(raw, t, tid, i);
-    }
-    /* spread over a k tile's BK steps: the chunk due at step kk, or -1 */
-    static constexpr __device__ __forceinline__ int due(int kk)
-    {
-        static_assert(2 * PER_THREAD <= BK, "at most one chunk a step, none at the last step");
-        return kk % (BK / PER_THREAD) == 0 && kk / (BK / PER_THREAD) < PER_THREAD ? kk / (BK / PER_THREAD) : -1;
-    }
-};
-
-/* an operand's stage in floats, its transposed tiles (K16 only: two, the one being read and the
- * next one being written), and its loader */
-template <int MODE, int W, int BK, int THREADS, int LDS> struct operand_path {
-    static constexpr bool RAW = MODE == LOAD_K16;
-    using loader = std::conditional_t<RAW, raw_loader<W, BK, THREADS>, async_loader<MODE, W, BK, THREADS, LDS>>;
-    using transpose = raw_transpose<W, BK, THREADS, LDS>;
-    static constexpr int STAGE = RAW ? W * BK : BK * LDS;
-    static constexpr int TILE = RAW ? BK * LDS : 0;
-    static constexpr int TILES = RAW ? 2 : 0;
-};
-
-/* dynamic shared memory of one block of CFG with these load modes */
-template <class CFG, int MODE_A, int MODE_B> constexpr size_t smem_bytes()
-{
-    using pa = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S>;
-    using pb = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S>;
-    return sizeof(float) * (CFG::STAGES * (pa::STAGE + pb::STAGE) + pa::TILES * pa::TILE + pb::TILES * pb::TILE);
-}
 
 template <class CFG, int MODE_A, int MODE_B>
 __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     pipelined_kernel(const problem p, const sched sc, float *__restrict__ ws)
 {
-    constexpr int BM = CFG::BM, BN = CFG::BN, BK = CFG::BK, TM = CFG::TM, TN = CFG::TN;
-    constexpr int STAGES = CFG::STAGES, KG = CFG::KG, KSTEPS = CFG::KSTEPS;
-    using path_a = operand_path<MODE_A, BM, BK, CFG::THREADS, CFG::LDA_S>;
-    using path_b = operand_path<MODE_B, BN, BK, CFG::THREADS, CFG::LDB_S>;
-    using loader_a = typename path_a::loader;
-    using loader_b = typename path_b::loader;
-    constexpr int A_STAGE = path_a::STAGE, B_STAGE = path_b::STAGE;
+    constexpr int BM = CFG::BM, BN = CFG::BN, TM = CFG::TM, TN = CFG::TN;
+    constexpr int STAGES = CFG::STAGES, KG = CFG::KG;
+    using place = block_place<CFG, MODE_A, MODE_B>;
     extern __shared__ float4 smem_raw[];
-    float *const As = reinterpret_cast<float *>(smem_raw);
-    float *const Bs = As + STAGES * A_STAGE;
-    /* the transposed tiles of the K16 operands, two each: tile kt's fragments are read from
-     * tile kt % 2 while tile kt + 1 is transposed into the other */
-    float *const At = Bs + STAGES * B_STAGE;
-    float *const Bt = At + path_a::TILES * path_a::TILE;
-    /* with a K16 operand the stage of tile kt + 1 must have landed while tile kt is computed: one
-     * k tile less in flight */
-    constexpr bool RAW = path_a::RAW || path_b::RAW;
-    constexpr int IN_FLIGHT = RAW ? STAGES - 3 : STAGES - 2;
-    static_assert(IN_FLIGHT >= 0, "stages");
-    const uint32_t as_addr = smem_addr(As), bs_addr = smem_addr(Bs);
+    constexpr int A_STAGE = place::path_a::STAGE, B_STAGE = place::path_b::STAGE;
     allow_dependents(); /* a split plan's reduction may be placed once every block has started */
 
     int t = (int)blockIdx.x, slice = 0, kbegin = 0, kend = p.k;
@@ -321,127 +33,18 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     int tm, tn;
     tile_coords<RASTER_GROUP>(t, sc.tiles_m, sc.tiles_n, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
-    const int tid = (int)threadIdx.x, lane = tid % 32;
-    /* k group: its steps of a k tile start at gk (one group: known to be 0 at compile time) */
-    const int group = KG > 1 ? tid / (32 * CFG::WARPS_TILE) : 0, gk = group * KSTEPS;
-    const int warp = KG > 1 ? (tid / 32) % CFG::WARPS_TILE : tid / 32;
-    const lane_xy place = lane_place<CFG::LANES_M>(lane);
-    const int a_frag = (warp % CFG::WARPS_M) * CFG::WM + place.m * 4;
-    const int b_frag = (warp / CFG::WARPS_M) * CFG::WN + place.n * 4;
-
-    loader_a la;
-    loader_b lb;
-    la.init(p.a, m0, kbegin, tid);
-    lb.init(p.b, n0, kbegin, tid);
-    const int ktiles = (kend - kbegin + BK - 1) / BK;
-
-    /* one commit group per k tile, empty ones included, so that wait_group counts tiles */
-#pragma unroll
-    for (int st = 0; st < STAGES - 1; ++st) {
-        if (st < ktiles) {
-            la.issue(p.a, as_addr + 4u * st * A_STAGE, kbegin + st * BK, kend);
-            lb.issue(p.b, bs_addr + 4u * st * B_STAGE, kbegin + st * BK, kend);
-        }
-        cp_async_commit();
-    }
-
+    const place bp(reinterpret_cast<float *>(smem_raw));
+    float *const As = bp.As;
+    const int tid = bp.tid, a_frag = bp.a_frag, b_frag = bp.b_frag;
     float acc[TM][TN];
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j)
-            acc[i][j] = 0.0f;
-    float af[2][TM], bf[2][TN];
-
-    auto load_frags = [&](int buf, const float *as, const float *bs) {
-#pragma unroll
-        for (int s = 0; s < TM / 4; ++s) {
-            const float4 v = *reinterpret_cast<const float4 *>(as + a_frag + s * CFG::STRIDE_M);
-            af[buf][4 * s] = v.x;
-            af[buf][4 * s + 1] = v.y;
-            af[buf][4 * s + 2] = v.z;
-            af[buf][4 * s + 3] = v.w;
-        }
-#pragma unroll
-        for (int s = 0; s < TN / 4; ++s) {
-            const float4 v = *reinterpret_cast<const float4 *>(bs + b_frag + s * CFG::STRIDE_N);
-            bf[buf][4 * s] = v.x;
-            bf[buf][4 * s + 1] = v.y;
-            bf[buf][4 * s + 2] = v.z;
-            bf[buf][4 * s + 3] = v.w;
-        }
-    };
-
-    /* K16 operands: the stage of tile kt, transposed into tile kt % 2, the whole of it (before the
-     * first tile) or chunk i of each thread's share (spread over the steps of tile kt - 1) */
-    auto transpose_all = [&](int stage, int kt) {
-        if constexpr (path_a::RAW)
-            path_a::transpose::all(As + stage * A_STAGE, At + (kt & 1) * path_a::TILE, tid);
-        if constexpr (path_b::RAW)
-            path_b::transpose::all(Bs + stage * B_STAGE, Bt + (kt & 1) * path_b::TILE, tid);
-    };
-    auto transpose_part = [&](int stage, int kt, int kk) {
-        if constexpr (path_a::RAW)
-            if (path_a::transpose::due(kk) >= 0)
-                path_a::transpose::chunk(As + stage * A_STAGE, At + (kt & 1) * path_a::TILE, tid,
-                                         path_a::transpose::due(kk));
-        if constexpr (path_b::RAW)
-            if (path_b::transpose::due(kk) >= 0)
-                path_b::transpose::chunk(Bs + stage * B_STAGE, Bt + (kt & 1) * path_b::TILE, tid,
-                                         path_b::transpose::due(kk));
-    };
-    /* where tile kt's fragments are read from: its stage, or a K16 operand's transposed tile */
-    auto a_src = [&](int stage, int kt) { return path_a::RAW ? At + (kt & 1) * path_a::TILE : As + stage * A_STAGE; };
-    auto b_src = [&](int stage, int kt) { return path_b::RAW ? Bt + (kt & 1) * path_b::TILE : Bs + stage * B_STAGE; };
-
-    cp_async_wait<IN_FLIGHT>();
-    __syncthreads();
-    if constexpr (RAW) {
-        transpose_all(0, 0);
-        __syncthreads();
-    }
-    int read_stage = 0, write_stage = STAGES - 1;
-    const float *as = a_src(0, 0), *bs = b_src(0, 0);
-    load_frags(0, as + gk * CFG::LDA_S, bs + gk * CFG::LDB_S);
-
-    for (int kt = 0; kt < ktiles; ++kt) {
-        const bool transpose_next = RAW && kt + 1 < ktiles;
-#pragma unroll
-        for (int kk = 0; kk < KSTEPS; ++kk) {
-            if (kk == KSTEPS - 1) {
-                /* tile kt + 1 (and, with K16, its transposed tile and the stage of kt + 2) is
-                 * there for every thread, and every thread is done reading the stage that the
-                 * copies issued at the next kk == 0 will overwrite */
-                cp_async_wait<IN_FLIGHT>();
-                __syncthreads();
-                read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
-                as = a_src(read_stage, kt + 1);
-                bs = b_src(read_stage, kt + 1);
-            }
-            const int next_kk = gk + (kk + 1) % KSTEPS;
-            load_frags((kk + 1) % 2, as + next_kk * CFG::LDA_S, bs + next_kk * CFG::LDB_S);
-            if (kk == 0) {
-                const int next = kt + STAGES - 1;
-                if (next < ktiles) {
-                    la.issue(p.a, as_addr + 4u * write_stage * A_STAGE, kbegin + next * BK, kend);
-                    lb.issue(p.b, bs_addr + 4u * write_stage * B_STAGE, kbegin + next * BK, kend);
-                }
-                cp_async_commit();
-                write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
-            }
-            if (transpose_next && kk < KSTEPS - 1) /* read_stage is still tile kt's (KG is 1 here) */
-                transpose_part(read_stage + 1 == STAGES ? 0 : read_stage + 1, kt + 1, kk);
-            outer_product(acc, af[kk % 2], bf[kk % 2]);
-        }
-    }
-    cp_async_wait<0>();
+    tile_product<CFG, MODE_A, MODE_B>(p, bp, m0, n0, kbegin, kend, acc);
 
     if constexpr (KG > 1) {
         /* groups 1.. leave their sums in the stages' memory, laid out so that a group's threads
          * write consecutive words; group 0 adds them in group order and stores the tile */
         constexpr int GT = CFG::THREADS / KG;
         static_assert((KG - 1) * TM * TN * GT <= STAGES * (A_STAGE + B_STAGE), "k groups' sums fit the stages");
-        const int gt = tid % GT;
+        const int gt = tid % GT, group = tid / GT;
         __syncthreads(); /* every copy landed and every fragment read */
         if (group > 0) {
             float *r = As + (group - 1) * TM * TN * GT + gt;
@@ -464,98 +67,21 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         }
     }
 
-    if (!split) {
-#pragma unroll
-        for (int sn = 0; sn < TN / 4; ++sn)
-#pragma unroll
-            for (int jj = 0; jj < 4; ++jj) {
-                const int j = n0 + b_frag + sn * CFG::STRIDE_N + jj;
-                if (j < p.n) {
-#pragma unroll
-                    for (int sm = 0; sm < TM / 4; ++sm)
-                        store_c4(p, m0 + a_frag + sm * CFG::STRIDE_M, j, acc[4 * sm][4 * sn + jj],
-                                 acc[4 * sm + 1][4 * sn + jj], acc[4 * sm + 2][4 * sn + jj],
-                                 acc[4 * sm + 3][4 * sn + jj]);
-                }
-            }
-    } else {
-        /* the whole tile, edges included: the reduction only reads what lies inside C */
-        float *part = ws + ((int64_t)(t - sc.dp_tiles) * sc.splits + slice) * (BM * BN);
-#pragma unroll
-        for (int sn = 0; sn < TN / 4; ++sn)
-#pragma unroll
-            for (int jj = 0; jj < 4; ++jj) {
-                const int jl = b_frag + sn * CFG::STRIDE_N + jj;
-#pragma unroll
-                for (int sm = 0; sm < TM / 4; ++sm)
-                    *reinterpret_cast<float4 *>(part + jl * BM + a_frag + sm * CFG::STRIDE_M) =
-                        make_float4(acc[4 * sm][4 * sn + jj], acc[4 * sm + 1][4 * sn + jj],
-                                    acc[4 * sm + 2][4 * sn + jj], acc[4 * sm + 3][4 * sn + jj]);
-            }
-    }
+    if (!split)
+        store_tile<CFG>(p, m0, n0, a_frag, b_frag, acc);
+    else
+        store_partial<CFG>(ws + ((int64_t)(t - sc.dp_tiles) * sc.splits + slice) * (BM * BN), a_frag, b_frag, acc);
 }
 
-/*                               BM   BN  BK  WM  WN TM  TN STAGES MIN_BLOCKS */
-using cfg_128x128 = pipe_config<128, 128, 16, 64, 32, 8, 8, 4, 2, false>;
-using cfg_128x256 = pipe_config<128, 256, 16, 64, 64, 8, 16, 4, 1>;
-using cfg_128x64 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 3>;
-using cfg_64x64 = pipe_config<64, 64, 16, 64, 32, 8, 8, 4, 6>;
-using cfg_128x128_k8 = pipe_config<128, 128, 8, 64, 32, 8, 8, 4, 2>;
-using cfg_128x256_k8 = pipe_config<128, 256, 8, 64, 64, 8, 16, 4, 1>;
-using cfg_256x128_k8 = pipe_config<256, 128, 8, 64, 64, 8, 16, 4, 1>;
-using cfg_64x128 = pipe_config<64, 128, 16, 32, 64, 8, 8, 4, 3>;
-using cfg_128x64_kg2 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 2, false, 2>; /* k groups: 2 */
-
-/* The K16 path takes more shared memory than K4 (the two transposed tiles beside the stages) and a
- * few registers: where that would cost the configuration a block per SM (64x64), or spills (128x128
- * at 128 registers), K4 runs instead. */
-constexpr size_t SMEM_PER_SM = 227 * 1024, SMEM_RESERVED_PER_BLOCK = 1024;
-template <class CFG, int MA, int MB> constexpr bool fits()
-{
-    return (CFG::K16 || (MA != LOAD_K16 && MB != LOAD_K16)) &&
-           CFG::MIN_BLOCKS * (smem_bytes<CFG, MA, MB>() + SMEM_RESERVED_PER_BLOCK) <= SMEM_PER_SM;
-}
-constexpr int without_k16(int mode)
-{
-    return mode == LOAD_K16 ? LOAD_K4 : mode;
-}
-
-template <class CFG, int MA, int MB>
-cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
-{
-    if constexpr (!fits<CFG, MA, MB>()) {
-        return launch_modes<CFG, without_k16(MA), without_k16(MB)>(q, sc, ws, blocks, stream);
-    } else {
-        constexpr size_t smem = smem_bytes<CFG, MA, MB>();
-        void (*kernel)(const problem, const sched, float *) = pipelined_kernel<CFG, MA, MB>;
-        static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
-        const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
-        if (err != cudaSuccess)
-            return err;
-        kernel<<<(unsigned)blocks, CFG::THREADS, smem, stream>>>(q, sc, ws);
-        return cudaGetLastError();
-    }
-}
-
-using modes_launcher = cudaError_t (*)(const problem &, const sched &, float *, int, cudaStream_t);
-/* launch_modes of CFG for every (A mode, B mode), indexed by ma * LOAD_MODES + mb */
-template <class CFG, int... I> constexpr std::array<modes_launcher, sizeof...(I)> modes_table(std::integer_sequence<int, I...>)
-{
-    return {launch_modes<CFG, I / LOAD_MODES, I % LOAD_MODES>...};
-}
-
-template <class CFG>
-cudaError_t launch_config(int ma, int mb, const problem &q, const sched &sc, float *ws, int blocks,
-                          cudaStream_t stream)
-{
-    static constexpr auto table = modes_table<CFG>(std::make_integer_sequence<int, LOAD_MODES * LOAD_MODES>{});
-    return table[ma * LOAD_MODES + mb](q, sc, ws, blocks, stream);
-}
+template <class CFG, int MA, int MB> struct dp_entry {
+    static constexpr bool built = true;
+    static constexpr void (*kernel())(const problem, const sched, float *) { return pipelined_kernel<CFG, MA, MB>; }
+};
 
 template <class CFG> constexpr tile_config describe(const char *name, int blocks_per_sm, double efficiency)
 {
-    return tile_config{name,         CFG::BM,   CFG::BN,   CFG::BK, CFG::THREADS, blocks_per_sm,
-                       CFG::SMEM,    efficiency, fits<CFG, LOAD_K16, LOAD_K16>()};
+    return tile_config{name,       CFG::BM,    CFG::BN,   CFG::BK, CFG::THREADS, blocks_per_sm,
+                       CFG::SMEM,  efficiency, fits<CFG, LOAD_K16, LOAD_K16>(), streamk_built<CFG>()};
 }
 
 /* blocks_per_sm: the smaller of MIN_BLOCKS (registers) and what 227 KB of shared memory holds
@@ -574,15 +100,8 @@ const tile_config configs[] = {
     describe<cfg_128x64_kg2>("128x64kg2", 2, 0.0),
 };
 
-/* one launcher per configuration, indexed by tile_config_id */
-using config_launcher = cudaError_t (*)(int, int, const problem &, const sched &, float *, int, cudaStream_t);
-const config_launcher launchers[] = {
-    launch_config<cfg_128x128>, launch_config<cfg_128x256>,    launch_config<cfg_128x64>,
-    launch_config<cfg_64x64>,   launch_config<cfg_128x128_k8>, launch_config<cfg_128x256_k8>,
-    launch_config<cfg_256x128_k8>, launch_config<cfg_64x128>, launch_config<cfg_128x64_kg2>,
-};
-static_assert(sizeof configs / sizeof *configs == TILE_CONFIGS && sizeof launchers / sizeof *launchers == TILE_CONFIGS,
-              "one configuration and one launcher per tile_config_id, in its order");
+constexpr auto launchers = launchers_of<dp_entry>();
+static_assert(sizeof configs / sizeof *configs == TILE_CONFIGS, "one configuration per tile_config_id, in its order");
 
 } // namespace
 
@@ -593,8 +112,10 @@ const tile_config &config(int id)
 
 cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
 {
+    if (pl.sk_blocks > 0)
+        return launch_streamk(p, pl);
     const problem q = make_problem(p);
-    const sched sc = {pl.tiles_m, pl.tiles_n, pl.dp_tiles, pl.splits, pl.kslice};
+    const sched sc = {pl.tiles_m, pl.tiles_n, pl.dp_tiles, pl.splits, pl.kslice, 0, 0};
     const int64_t blocks = (int64_t)pl.dp_tiles + (int64_t)pl.split_tiles * pl.splits;
     if (blocks < 1 || blocks > INT32_MAX)
         return cudaErrorInvalidConfiguration;
@@ -606,10 +127,8 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
     }
     if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS)
         return cudaErrorInvalidValue;
-    const tile_config &c = config(pl.cfg);
-    const int k16 = k16_operands(p, c);
-    const int ma = p->transa ? ((k16 & K16_A) ? LOAD_K16 : LOAD_K4) : q.a.vec ? LOAD_R16 : LOAD_R4;
-    const int mb = !p->transb ? ((k16 & K16_B) ? LOAD_K16 : LOAD_K4) : q.b.vec ? LOAD_R16 : LOAD_R4;
+    int ma, mb;
+    load_modes(p, q, config(pl.cfg), ma, mb);
     const cudaError_t err = launchers[pl.cfg](ma, mb, q, sc, ws, (int)blocks, p->stream);
     if (err != cudaSuccess || pl.split_tiles == 0)
         return err;

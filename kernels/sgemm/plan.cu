@@ -22,6 +22,19 @@ constexpr double BLOCK_OVERHEAD_S = 3.0e-6;
  * 6880 shapes (bench/sgemm_plans, H200, 2026-11-24) fit 3-5 us best (docs/notes/sgemm.md) */
 constexpr double REDUCE_LAUNCH_S = 5.0e-6;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
+/* Stream-K (plan.sk_blocks), first guesses until measured: the counters' memset and the fixups
+ * that end the launch; each block's extra tile segment pays another pipeline fill; the blocks an SM
+ * holds run at different rates for the whole launch (docs/notes/sgemm.md, "a launch of one or two
+ * waves"), so equal ranges still end a few percent apart */
+constexpr double SK_FIXED_S = 3.0e-6;
+constexpr double SK_SEGMENT_S = 1.0e-6;
+constexpr double SK_IMBALANCE = 1.04;
+/* the last block to reach a shared tile reads the other partials one after another at the launch's
+ * end: about 1 us each, as the thirteenth session's in-kernel finish measured (docs/notes/sgemm.md) */
+constexpr double SK_PARTIAL_S = 1.0e-6;
+constexpr int SK_MIN_UNITS = 4; /* k tiles a block at least */
+/* the partials are written and read back through L2 (60 MB), and the last reads end the launch */
+constexpr double L2_BYTES_PER_S = 8.0e12;
 constexpr int MIN_SLICE_TILES = 2; /* a K slice shorter than this many k tiles is all prologue */
 
 const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
@@ -99,7 +112,7 @@ plan split_plan(const shim_sgemm_args *p, int cfg, int dp_tiles, int splits)
 
 bool plan_usable(const plan &pl)
 {
-    const int64_t blocks = (int64_t)pl.dp_tiles + (int64_t)pl.split_tiles * pl.splits;
+    const int64_t blocks = pl.sk_blocks > 0 ? pl.sk_blocks : (int64_t)pl.dp_tiles + (int64_t)pl.split_tiles * pl.splits;
     return pl.tiles_m > 0 && pl.tiles_n > 0 && blocks <= INT32_MAX && plan_work_bytes(pl) <= MAX_WORK_BYTES;
 }
 
@@ -180,7 +193,38 @@ plan plan_dp(const shim_sgemm_args *p, int cfg)
     pl.split_tiles = 0;
     pl.splits = 1;
     pl.kslice = (int)std::min<int64_t>(ceil_div(std::max(p->k, 1), c.bk) * c.bk, INT32_MAX - c.bk);
+    pl.sk_blocks = 0;
     return pl;
+}
+
+plan plan_streamk(const shim_sgemm_args *p)
+{
+    static thread_local shape_memo<plan> memo;
+    if (const plan *known = memo.find(p))
+        return *known;
+    const int sms = sm_count();
+    plan best = plan_dp(p, TILE_128x64);
+    best.sk_blocks = 0;
+    double best_cost = INFINITY;
+    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
+        const tile_config &c = config(cfg);
+        if (!c.streamk || c.efficiency <= 0.0)
+            continue;
+        plan pl = plan_dp(p, cfg);
+        const int64_t tiles = pl.dp_tiles, units = tiles * ceil_div(std::max(p->k, 1), c.bk);
+        const int64_t blocks = std::min<int64_t>((int64_t)c.blocks_per_sm * sms, units / SK_MIN_UNITS);
+        /* the kernel's unit arithmetic (units x blocks) stays far inside 64 bits */
+        if (tiles < 1 || blocks < 1 || units > ((int64_t)1 << 40))
+            continue;
+        pl.dp_tiles = 0;
+        pl.sk_blocks = (int)blocks;
+        const double cost = plan_cost(p, pl);
+        if (plan_usable(pl) && cost < best_cost) {
+            best_cost = cost;
+            best = pl;
+        }
+    }
+    return memo.keep(p, best);
 }
 
 /* select, work_bytes and launch each ask for the same plans in a row, and the selector weighs up to
@@ -223,6 +267,15 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
     const int sms = sm_count();
     const double tile_flops = 2.0 * c.bm * c.bn;
     double compute = 0.0, reduce = 0.0;
+    if (pl.sk_blocks > 0) {
+        /* one wave of equal ranges; a range meets tiles / blocks + 1 tiles on average */
+        const double tiles = (double)pl.tiles_m * pl.tiles_n;
+        const double flops = tile_flops * (double)ceil_div(p->k, c.bk) * c.bk * tiles;
+        compute = SK_IMBALANCE * waves_seconds(p, c, pl.sk_blocks, flops / pl.sk_blocks, sms) +
+                  SK_SEGMENT_S * tiles / pl.sk_blocks;
+        const double per_tile = pl.sk_blocks > tiles ? std::ceil(pl.sk_blocks / tiles) + 1.0 : 2.0;
+        reduce = SK_FIXED_S + SK_PARTIAL_S * per_tile + (double)plan_work_bytes(pl) / L2_BYTES_PER_S;
+    }
     if (pl.dp_tiles > 0)
         compute += waves_seconds(p, c, pl.dp_tiles, tile_flops * (double)ceil_div(p->k, c.bk) * c.bk, sms);
     if (pl.split_tiles > 0) {

@@ -52,6 +52,15 @@ size_t splitk_tail_work(const shim_sgemm_args *p)
 {
     return plan_work_bytes(plan_tail(p));
 }
+cudaError_t streamk_launch(const shim_sgemm_args *p)
+{
+    const plan pl = plan_streamk(p);
+    return launch_plan(p, pl.sk_blocks > 0 ? pl : plan_dp(p, TILE_128x64));
+}
+size_t streamk_work(const shim_sgemm_args *p)
+{
+    return plan_work_bytes(plan_streamk(p));
+}
 
 enum variant_index {
     V_TF32X3_PRESPLIT,
@@ -83,6 +92,7 @@ enum variant_index {
     V_PIPE_128x64_KG2,
     V_SPLITK,
     V_SPLITK_TAIL,
+    V_STREAMK,
     V_TRANSPOSE_FIRST,
     V_COUNT
 };
@@ -160,6 +170,10 @@ const shim_sgemm_variant variants[] = {
      splitk_work, splitk_launch, SHIM_SGEMM_FP32},
     {"splitk_tail", "whole waves data-parallel, the last partial wave's tiles split over K", accepts_any,
      splitk_tail_work, splitk_tail_launch, SHIM_SGEMM_FP32},
+    {"streamk",
+     "pipelined tiles' k tiles shared equally among one wave of blocks (stream-K), shared tiles finished in "
+     "the kernel in k order",
+     accepts_any, streamk_work, streamk_launch, SHIM_SGEMM_FP32},
     {"transpose_first",
      "K-contiguous operands copied R-contiguous into the workspace first (where the model says it pays; all of "
      "them when named), then the FP32 ladder's plan for the copied form",
@@ -266,7 +280,7 @@ static int register_staged_where_faster(const shim_sgemm_args *p, int chosen, in
                        p->k >= LARGE_SIDE
                    ? V_WARPTILE
                    : chosen;
-    if (chosen == V_SPLITK || (p->transb && config(cfg).bn >= 128) || (k16_operands(p, config(cfg)) & K16_A))
+    if (chosen == V_SPLITK || chosen == V_STREAMK || (p->transb && config(cfg).bn >= 128) || (k16_operands(p, config(cfg)) & K16_A))
         return chosen;
     const int64_t tiles = (int64_t)((p->m + 127) / 128) * ((p->n + 127) / 128);
     const int64_t slots = 2 * (int64_t)sm_count();
@@ -324,6 +338,12 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
             best_cost = plan_cost(p, tail) / SPLIT_MARGIN;
             best = V_SPLITK_TAIL;
             best_cfg = tail.cfg;
+        }
+        const plan sk = plan_streamk(p);
+        if (sk.sk_blocks > 0 && plan_cost(p, sk) < SPLIT_MARGIN * best_cost) {
+            best_cost = plan_cost(p, sk) / SPLIT_MARGIN;
+            best = V_STREAMK;
+            best_cfg = sk.cfg;
         }
     }
     *seconds = best_cost;
@@ -410,6 +430,12 @@ static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl)
         *pl = i == V_SPLITK ? plan_splitk(p) : plan_tail(p);
         return true;
     }
+    if (i == V_STREAMK) {
+        *pl = plan_streamk(p);
+        if (pl->sk_blocks == 0)
+            *pl = plan_dp(p, TILE_128x64);
+        return true;
+    }
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg)
         if (variant_for_config(cfg) == i) {
             *pl = plan_dp(p, cfg);
@@ -438,7 +464,10 @@ extern "C" int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm
         if (q.transa || !q.transb)
             snprintf(kc, sizeof kc, ";%s%s%s%s", q.transa ? " A " : "", q.transa ? ((k16 & K16_A) ? "K16" : "K4") : "",
                      q.transb ? "" : " B ", q.transb ? "" : ((k16 & K16_B) ? "K16" : "K4"));
-        if (pl.split_tiles == 0)
+        if (pl.sk_blocks > 0)
+            snprintf(how, sizeof how, " (%d tiles of %s over %d blocks%s)", pl.tiles_m * pl.tiles_n, c.name,
+                     pl.sk_blocks, kc);
+        else if (pl.split_tiles == 0)
             snprintf(how, sizeof how, " (%d tiles of %s%s)", pl.dp_tiles, c.name, kc);
         else
             snprintf(how, sizeof how, " (tiles of %s: %d whole, %d in %d K slices%s)", c.name, pl.dp_tiles,

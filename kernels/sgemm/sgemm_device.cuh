@@ -134,6 +134,8 @@ struct sched {
     int dp_tiles;
     int splits;
     int kslice;
+    int sk_blocks; /* stream-K: the blocks the tiles' k tiles are shared among (0: not stream-K) */
+    int ktiles;    /* k tiles of a whole tile */
 };
 
 /* Blocks walk down GROUP tile rows before moving to the next tile column, so the blocks resident

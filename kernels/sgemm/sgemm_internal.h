@@ -98,6 +98,7 @@ struct tile_config {
                         * planned (runs by its variant's name only, until measured) */
     bool k16;          /* K-contiguous operands may go by 16-byte copies and a shared-memory
                         * transpose (no block per SM lost, no spills) */
+    bool streamk;      /* built with a stream-K kernel too (plan.sk_blocks) */
 };
 const tile_config &config(int id);
 /* The K-contiguous operands of p that go by 16-byte copies and a transpose in shared memory
@@ -122,6 +123,10 @@ struct plan {
     int split_tiles;
     int splits;
     int kslice; /* multiple of the configuration's bk */
+    /* Stream-K (dp_tiles and split_tiles 0): every tile's k tiles laid end to end and cut into
+     * sk_blocks equal ranges, one a block, tiles shared by several blocks finished in the kernel by
+     * the last to arrive; 0 for the other plans */
+    int sk_blocks;
 };
 
 plan plan_dp(const shim_sgemm_args *p, int cfg);
@@ -131,12 +136,17 @@ plan plan_splitk(const shim_sgemm_args *p);
 /* the cheapest plan that runs whole waves data-parallel and splits the tiles of the last,
  * partial wave */
 plan plan_tail(const shim_sgemm_args *p);
+/* the cheapest stream-K plan, over the configurations built with one; sk_blocks 0 when none is
+ * usable */
+plan plan_streamk(const shim_sgemm_args *p);
 /* estimated seconds */
 double plan_cost(const shim_sgemm_args *p, const plan &pl);
 size_t plan_work_bytes(const plan &pl);
 
 /* enqueues the pipelined kernel for the plan, and the slice reduction when it splits */
 cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl);
+/* a stream-K plan's launch (streamk.cu): the arrival counters zeroed, then its kernel */
+cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl);
 /* the reduction pass of a split plan, launched as a dependent of the main kernel where the device
  * allows it; ws is the 16-byte aligned workspace */
 cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const float *ws);

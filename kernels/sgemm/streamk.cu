@@ -1,0 +1,160 @@
+/* Stream-K plans of the pipelined kernel (pipelined_tile.cuh): every tile's k tiles laid end to end,
+ * tile after tile, and cut into plan.sk_blocks equal ranges, one a block of a single wave, so that
+ * every block has the same work whatever the tile count. A launch of 1.3 waves of whole tiles ends
+ * on blocks that run alone on their SM (docs/notes/sgemm.md, "a launch of one or two waves"); here
+ * the last tiles' work is spread over every block instead. A tile shared by several blocks is
+ * finished in the kernel by the last of them to arrive, which adds the partials in k order: the
+ * order is the plan's alone, so the bits do not depend on which block arrives last, and no block
+ * ever waits for another. */
+#include "pipelined_tile.cuh"
+
+namespace sgemm {
+namespace {
+
+/* Stream-K: the tiles' k tiles laid end to end, tile after tile, and cut into sc.sk_blocks equal
+ * ranges, one a block, so that every block of a launch of one wave has the same work whatever the
+ * tile count. A range covers the end of one tile, whole tiles and the start of another; a tile
+ * shared by several blocks is finished by the last of them to arrive, which adds the partials in
+ * k order (the order is the plan's alone: the bits do not depend on who arrives last). */
+struct stream_k {
+    int64_t units; /* tiles x k tiles */
+    int blocks, ktiles;
+    __device__ __forceinline__ int64_t first_unit(int b) const { return units * b / blocks; }
+    /* the block whose range holds unit u */
+    __device__ __forceinline__ int block_of(int64_t u) const
+    {
+        int b = (int)((u * blocks) / units);
+        while (b + 1 < blocks && first_unit(b + 1) <= u)
+            ++b;
+        while (b > 0 && first_unit(b) > u)
+            --b;
+        return b;
+    }
+    /* the workspace slot of block b's partial of tile t: 2b for its first tile, 2b + 1 for its last */
+    __device__ __forceinline__ int64_t slot(int b, int64_t t) const
+    {
+        return 2 * (int64_t)b + (first_unit(b) / ktiles == t ? 0 : 1);
+    }
+};
+
+/* acc := the sum of tile t's partials, in the order of the blocks that computed them (k order):
+ * the thread's own elements, as store_partial laid them out, each partial's loads all issued
+ * before its adds */
+template <class CFG>
+__device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk, int64_t t, int first, int last,
+                                             int a_frag, int b_frag, float (&acc)[CFG::TM][CFG::TN])
+{
+    constexpr int BM = CFG::BM, BN = CFG::BN, TM = CFG::TM, TN = CFG::TN;
+    for (int s = first; s <= last; ++s) {
+        const float *part = ws + sk.slot(s, t) * (BM * BN);
+        float4 v[TN][TM / 4];
+#pragma unroll
+        for (int sn = 0; sn < TN / 4; ++sn)
+#pragma unroll
+            for (int jj = 0; jj < 4; ++jj)
+#pragma unroll
+                for (int sm = 0; sm < TM / 4; ++sm)
+                    v[4 * sn + jj][sm] = __ldcg(reinterpret_cast<const float4 *>(
+                        part + (b_frag + sn * CFG::STRIDE_N + jj) * BM + a_frag + sm * CFG::STRIDE_M));
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+#pragma unroll
+            for (int sm = 0; sm < TM / 4; ++sm) {
+                const float4 x = v[j][sm];
+                if (s == first) {
+                    acc[4 * sm][j] = x.x;
+                    acc[4 * sm + 1][j] = x.y;
+                    acc[4 * sm + 2][j] = x.z;
+                    acc[4 * sm + 3][j] = x.w;
+                } else {
+                    acc[4 * sm][j] += x.x;
+                    acc[4 * sm + 1][j] += x.y;
+                    acc[4 * sm + 2][j] += x.z;
+                    acc[4 * sm + 3][j] += x.w;
+                }
+            }
+    }
+}
+
+/* the stream-K plan's kernel (struct stream_k): the workspace holds two partial tiles a block, then
+ * one arrival counter a tile, zeroed before the launch */
+template <class CFG, int MODE_A, int MODE_B>
+__global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
+    pipelined_streamk_kernel(const problem p, const sched sc, float *__restrict__ ws)
+{
+    static_assert(CFG::KG == 1, "stream-K runs one k group");
+    constexpr int BM = CFG::BM, BN = CFG::BN, BK = CFG::BK, TM = CFG::TM, TN = CFG::TN;
+    using place = block_place<CFG, MODE_A, MODE_B>;
+    extern __shared__ float4 smem_raw[];
+    const place bp(reinterpret_cast<float *>(smem_raw));
+    __shared__ int last_to_arrive;
+    const int64_t tiles = (int64_t)sc.tiles_m * sc.tiles_n;
+    const stream_k sk{tiles * sc.ktiles, sc.sk_blocks, sc.ktiles};
+    int *const arrived = reinterpret_cast<int *>(ws + 2 * (int64_t)sk.blocks * (BM * BN));
+    const int b = (int)blockIdx.x;
+    const int64_t end = sk.first_unit(b + 1);
+    float acc[TM][TN];
+    for (int64_t u = sk.first_unit(b); u < end;) {
+        const int64_t t = u / sk.ktiles;
+        const int kt0 = (int)(u - t * sk.ktiles);
+        const int kt1 = (int)(kt0 + (end - u) < sk.ktiles ? kt0 + (end - u) : sk.ktiles);
+        int tm, tn;
+        tile_coords<RASTER_GROUP>((int)t, sc.tiles_m, sc.tiles_n, tm, tn);
+        const int m0 = tm * BM, n0 = tn * BN;
+        __syncthreads(); /* the last tile's fragment reads are done before its stages are refilled */
+        tile_product<CFG, MODE_A, MODE_B>(p, bp, m0, n0, kt0 * BK, min(p.k, kt1 * BK), acc);
+        u += kt1 - kt0;
+        if (kt0 == 0 && kt1 == sk.ktiles) {
+            store_tile<CFG>(p, m0, n0, bp.a_frag, bp.b_frag, acc);
+            continue;
+        }
+        /* a shared tile: the partial goes to this block's slot; the last block to arrive adds them all */
+        store_partial<CFG>(ws + sk.slot(b, t) * (BM * BN), bp.a_frag, bp.b_frag, acc);
+        const int first = sk.block_of(t * sk.ktiles), last = sk.block_of((t + 1) * sk.ktiles - 1);
+        __threadfence();
+        __syncthreads();
+        if (bp.tid == 0)
+            last_to_arrive = atomicAdd(arrived + t, 1) == last - first;
+        __syncthreads();
+        if (!last_to_arrive)
+            continue;
+        __threadfence();
+        add_partials<CFG>(ws, sk, t, first, last, bp.a_frag, bp.b_frag, acc);
+        store_tile<CFG>(p, m0, n0, bp.a_frag, bp.b_frag, acc);
+    }
+}
+
+template <class CFG, int MA, int MB> struct sk_entry {
+    static constexpr bool built = streamk_built<CFG>();
+    static constexpr void (*kernel())(const problem, const sched, float *)
+    {
+        return pipelined_streamk_kernel<CFG, MA, MB>;
+    }
+};
+
+constexpr auto launchers = launchers_of<sk_entry>();
+
+} // namespace
+
+cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl)
+{
+    if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS || pl.sk_blocks < 1 || !config(pl.cfg).streamk)
+        return cudaErrorInvalidConfiguration;
+    if (!p->work || p->work_bytes < plan_work_bytes(pl))
+        return cudaErrorInvalidValue;
+    const tile_config &c = config(pl.cfg);
+    const problem q = make_problem(p);
+    const int ktiles = (int)((std::max(p->k, 1) + (int64_t)c.bk - 1) / c.bk);
+    const sched sc = {pl.tiles_m, pl.tiles_n, 0, 1, 0, pl.sk_blocks, ktiles};
+    float *ws = aligned_work(p);
+    /* the arrival counters, after the two partial tiles of each block */
+    const size_t parts = 2 * (size_t)pl.sk_blocks * (size_t)c.bm * (size_t)c.bn;
+    cudaError_t err = cudaMemsetAsync(ws + parts, 0, sizeof(int) * (size_t)pl.tiles_m * (size_t)pl.tiles_n, p->stream);
+    if (err != cudaSuccess)
+        return err;
+    int ma, mb;
+    load_modes(p, q, c, ma, mb);
+    return launchers[pl.cfg](ma, mb, q, sc, ws, pl.sk_blocks, p->stream);
+}
+
+} // namespace sgemm
