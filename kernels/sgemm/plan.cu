@@ -213,8 +213,8 @@ plan plan_streamk(const shim_sgemm_args *p)
         plan pl = plan_dp(p, cfg);
         const int64_t tiles = pl.dp_tiles, units = tiles * ceil_div(std::max(p->k, 1), c.bk);
         const int64_t blocks = std::min<int64_t>((int64_t)c.blocks_per_sm * sms, units / SK_MIN_UNITS);
-        /* the kernel's unit arithmetic (units x blocks) stays far inside 64 bits */
-        if (tiles < 1 || blocks < 1 || units > ((int64_t)1 << 40))
+        /* the kernel counts units in 32 bits */
+        if (tiles < 1 || blocks < 1 || units > INT32_MAX)
             continue;
         pl.dp_tiles = 0;
         pl.sk_blocks = (int)blocks;

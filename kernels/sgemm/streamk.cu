@@ -17,13 +17,13 @@ namespace {
  * shared by several blocks is finished by the last of them to arrive, which adds the partials in
  * k order (the order is the plan's alone: the bits do not depend on who arrives last). */
 struct stream_k {
-    int64_t units; /* tiles x k tiles */
+    int units; /* tiles x k tiles (the plan keeps it under 2^31) */
     int blocks, ktiles;
-    __device__ __forceinline__ int64_t first_unit(int b) const { return units * b / blocks; }
+    __device__ __forceinline__ int first_unit(int b) const { return (int)((int64_t)units * b / blocks); }
     /* the block whose range holds unit u */
-    __device__ __forceinline__ int block_of(int64_t u) const
+    __device__ __forceinline__ int block_of(int u) const
     {
-        int b = (int)((u * blocks) / units);
+        int b = (int)((int64_t)u * blocks / units);
         while (b + 1 < blocks && first_unit(b + 1) <= u)
             ++b;
         while (b > 0 && first_unit(b) > u)
@@ -31,17 +31,16 @@ struct stream_k {
         return b;
     }
     /* the workspace slot of block b's partial of tile t: 2b for its first tile, 2b + 1 for its last */
-    __device__ __forceinline__ int64_t slot(int b, int64_t t) const
+    __device__ __forceinline__ int64_t slot(int b, int t) const
     {
         return 2 * (int64_t)b + (first_unit(b) / ktiles == t ? 0 : 1);
     }
 };
-
 /* acc := the sum of tile t's partials, in the order of the blocks that computed them (k order):
  * the thread's own elements, as store_partial laid them out, each partial's loads all issued
  * before its adds */
 template <class CFG>
-__device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk, int64_t t, int first, int last,
+__device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk, int t, int first, int last,
                                              int a_frag, int b_frag, float (&acc)[CFG::TM][CFG::TN])
 {
     constexpr int BM = CFG::BM, BN = CFG::BN, TM = CFG::TM, TN = CFG::TN;
@@ -78,6 +77,12 @@ __device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk
 
 /* the stream-K plan's kernel (struct stream_k): the workspace holds two partial tiles a block, then
  * one arrival counter a tile, zeroed before the launch */
+/* the stream-K plan's kernel (struct stream_k): the workspace holds two partial tiles a block, then
+ * one arrival counter a tile, zeroed before the launch. A block that arrives last at a shared tile
+ * finishes it after its own range: with the finish inside the loop over segments, ptxas gave the k
+ * loop a register assignment whose banks collided in 3 FFMAs of 5 (1 in 5 in the data-parallel
+ * kernel), and it ran 12-14 % slower than the data-parallel kernel on the same tiles
+ * (docs/notes/sgemm.md). A block finishes at most two tiles: its first and its last. */
 template <class CFG, int MODE_A, int MODE_B>
 __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     pipelined_streamk_kernel(const problem p, const sched sc, float *__restrict__ ws)
@@ -86,41 +91,49 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     constexpr int BM = CFG::BM, BN = CFG::BN, BK = CFG::BK, TM = CFG::TM, TN = CFG::TN;
     using place = block_place<CFG, MODE_A, MODE_B>;
     extern __shared__ float4 smem_raw[];
-    const place bp(reinterpret_cast<float *>(smem_raw));
-    __shared__ int last_to_arrive;
-    const int64_t tiles = (int64_t)sc.tiles_m * sc.tiles_n;
-    const stream_k sk{tiles * sc.ktiles, sc.sk_blocks, sc.ktiles};
+    __shared__ int to_finish[2], finishing;
+    const stream_k sk{sc.tiles_m * sc.tiles_n * sc.ktiles, sc.sk_blocks, sc.ktiles};
     int *const arrived = reinterpret_cast<int *>(ws + 2 * (int64_t)sk.blocks * (BM * BN));
-    const int b = (int)blockIdx.x;
-    const int64_t end = sk.first_unit(b + 1);
-    float acc[TM][TN];
-    for (int64_t u = sk.first_unit(b); u < end;) {
-        const int64_t t = u / sk.ktiles;
-        const int kt0 = (int)(u - t * sk.ktiles);
-        const int kt1 = (int)(kt0 + (end - u) < sk.ktiles ? kt0 + (end - u) : sk.ktiles);
-        int tm, tn;
-        tile_coords<RASTER_GROUP>((int)t, sc.tiles_m, sc.tiles_n, tm, tn);
-        const int m0 = tm * BM, n0 = tn * BN;
+    const int b = (int)blockIdx.x, end = sk.first_unit(b + 1);
+    if (threadIdx.x == 0)
+        finishing = 0;
+    for (int u = sk.first_unit(b); u < end;) {
+        const int t = u / sk.ktiles, kt0 = u - t * sk.ktiles, kt1 = min(sk.ktiles, kt0 + (end - u));
         __syncthreads(); /* the last tile's fragment reads are done before its stages are refilled */
+        int tm, tn;
+        tile_coords<RASTER_GROUP>(t, sc.tiles_m, sc.tiles_n, tm, tn);
+        const int m0 = tm * BM, n0 = tn * BN;
+        const place bp(reinterpret_cast<float *>(smem_raw));
+        float acc[TM][TN];
         tile_product<CFG, MODE_A, MODE_B>(p, bp, m0, n0, kt0 * BK, min(p.k, kt1 * BK), acc);
         u += kt1 - kt0;
         if (kt0 == 0 && kt1 == sk.ktiles) {
             store_tile<CFG>(p, m0, n0, bp.a_frag, bp.b_frag, acc);
             continue;
         }
-        /* a shared tile: the partial goes to this block's slot; the last block to arrive adds them all */
+        /* a shared tile: the partial goes to this block's slot, then the tile's arrival count */
         store_partial<CFG>(ws + sk.slot(b, t) * (BM * BN), bp.a_frag, bp.b_frag, acc);
-        const int first = sk.block_of(t * sk.ktiles), last = sk.block_of((t + 1) * sk.ktiles - 1);
         __threadfence();
         __syncthreads();
-        if (bp.tid == 0)
-            last_to_arrive = atomicAdd(arrived + t, 1) == last - first;
-        __syncthreads();
-        if (!last_to_arrive)
-            continue;
+        if (threadIdx.x == 0) {
+            const int first = sk.block_of(t * sk.ktiles), last = sk.block_of((t + 1) * sk.ktiles - 1);
+            if (atomicAdd(arrived + t, 1) == last - first)
+                to_finish[finishing++] = t;
+        }
+    }
+    __syncthreads();
+    const int n = finishing;
+    for (int i = 0; i < n; ++i) {
+        /* every block of the tile has stored its partial: add them in k order and store C */
+        const int t = to_finish[i];
+        const int first = sk.block_of(t * sk.ktiles), last = sk.block_of((t + 1) * sk.ktiles - 1);
+        int tm, tn;
+        tile_coords<RASTER_GROUP>(t, sc.tiles_m, sc.tiles_n, tm, tn);
+        const place bp(reinterpret_cast<float *>(smem_raw));
+        float acc[TM][TN];
         __threadfence();
         add_partials<CFG>(ws, sk, t, first, last, bp.a_frag, bp.b_frag, acc);
-        store_tile<CFG>(p, m0, n0, bp.a_frag, bp.b_frag, acc);
+        store_tile<CFG>(p, tm * BM, tn * BN, bp.a_frag, bp.b_frag, acc);
     }
 }
 
