@@ -22,15 +22,16 @@ constexpr double BLOCK_OVERHEAD_S = 3.0e-6;
  * 6880 shapes (bench/sgemm_plans, H200, 2026-11-24) fit 3-5 us best (docs/notes/sgemm.md) */
 constexpr double REDUCE_LAUNCH_S = 5.0e-6;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
-/* Stream-K (plan.sk_blocks), first guesses until measured: the counters' memset and the fixups
- * that end the launch; each block's extra tile segment pays another pipeline fill; the blocks an SM
- * holds run at different rates for the whole launch (docs/notes/sgemm.md, "a launch of one or two
- * waves"), so equal ranges still end a few percent apart */
+/* Stream-K (plan.sk_blocks). Measured (bench/sgemm_plans, H100, 2026-11-25, docs/notes/sgemm.md):
+ * the blocks an SM holds run at different rates for the whole launch (docs/notes/sgemm.md, "a
+ * launch of one or two waves"), so equal ranges end on the youngest block, 8 % after the wave model;
+ * the counters' memset and the fixups cost a few microseconds, and each further tile segment of a
+ * block another pipeline fill */
 constexpr double SK_FIXED_S = 3.0e-6;
 constexpr double SK_SEGMENT_S = 1.0e-6;
-constexpr double SK_IMBALANCE = 1.04;
-/* the last block to reach a shared tile reads the other partials one after another at the launch's
- * end: about 1 us each, as the thirteenth session's in-kernel finish measured (docs/notes/sgemm.md) */
+constexpr double SK_IMBALANCE = 1.08;
+/* the last block to reach a shared tile reads the partials one after another at the launch's end:
+ * about 1 us each, as the thirteenth session's in-kernel finish measured */
 constexpr double SK_PARTIAL_S = 1.0e-6;
 constexpr int SK_MIN_UNITS = 4; /* k tiles a block at least */
 /* the partials are written and read back through L2 (60 MB), and the last reads end the launch */
@@ -206,7 +207,10 @@ plan plan_streamk(const shim_sgemm_args *p)
     plan best = plan_dp(p, TILE_128x64);
     best.sk_blocks = 0;
     double best_cost = INFINITY;
-    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
+    /* not with a K-contiguous A: there the stream-K kernel's k loop gets a register assignment whose
+     * banks collide (K16 A: 3 FFMAs of 5), and 2048^3 TN and 3000x5000x700 TN ran 19-28 % behind the
+     * best other plan */
+    for (int cfg = 0; cfg < TILE_CONFIGS && !p->transa; ++cfg) {
         const tile_config &c = config(cfg);
         if (!c.streamk || c.efficiency <= 0.0)
             continue;
