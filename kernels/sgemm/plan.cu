@@ -32,7 +32,7 @@ constexpr double SK_SEGMENT_S = 1.0e-6;
 constexpr double SK_IMBALANCE = 1.08;
 /* the last block to reach a shared tile reads the partials one after another at the launch's end:
  * about 1 us each, as the thirteenth session's in-kernel finish measured */
-constexpr double SK_PARTIAL_S = 1.0e-6;
+constexpr double SK_PARTIAL_S = 2.5e-6;
 constexpr int SK_MIN_UNITS = 4; /* k tiles a block at least */
 /* the partials are written and read back through L2 (60 MB), and the last reads end the launch */
 constexpr double L2_BYTES_PER_S = 8.0e12;
