@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     allow_dependents(); /* a split plan's reduction may be placed once every block has started */
 
     int t = (int)blockIdx.x, slice = 0, kbegin = 0, kend = p.k;
-    const bool split = t >= sc.dp_tiles;
+    const bool split = CFG::SPLIT && t >= sc.dp_tiles;
     if (split) {
         const int r = t - sc.dp_tiles;
         t = sc.dp_tiles + r / sc.splits;
@@ -81,7 +81,7 @@ template <class CFG, int MA, int MB> struct dp_entry {
 template <class CFG> constexpr tile_config describe(const char *name, int blocks_per_sm, double efficiency)
 {
     return tile_config{name,       CFG::BM,    CFG::BN,   CFG::BK, CFG::THREADS, blocks_per_sm,
-                       CFG::SMEM,  efficiency, fits<CFG, LOAD_K16, LOAD_K16>(), streamk_built<CFG>()};
+                       CFG::SMEM,  efficiency, fits<CFG, LOAD_K16, LOAD_K16>(), streamk_built<CFG>(), CFG::SPLIT};
 }
 
 /* blocks_per_sm: the smaller of MIN_BLOCKS (registers) and what 227 KB of shared memory holds
@@ -125,7 +125,7 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
             return cudaErrorInvalidValue;
         ws = aligned_work(p);
     }
-    if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS)
+    if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS || (pl.split_tiles > 0 && !config(pl.cfg).split))
         return cudaErrorInvalidValue;
     int ma, mb;
     load_modes(p, q, config(pl.cfg), ma, mb);

@@ -30,11 +30,16 @@ namespace {
 enum load_mode { LOAD_R16 = 0, LOAD_R4 = 1, LOAD_K4 = 2, LOAD_K16 = 3, LOAD_MODES = 4 };
 
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_, bool K16_ = true,
-          int KG_ = 1>
+          int KG_ = 1, bool SPLIT_ = true>
 struct pipe_config {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
     static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
     static constexpr bool K16 = K16_; /* the K16 load mode may run (it spills in some configurations) */
+    /* built with the split-K path (a K slice's partial to the workspace); without it the kernel
+     * runs data-parallel plans only. The two 8-warp k8 configurations, planned by name only, leave
+     * it out: with it, ptxas assigned their k loops' registers so that 52-58 % of the FFMAs read
+     * two sources from one register bank, without it 11 % (bench/sass_loop.py) */
+    static constexpr bool SPLIT = SPLIT_;
     /* k groups: KG sets of warps each cover the whole tile, group g taking steps [g BK/KG,
      * (g+1) BK/KG) of every k tile; their sums are added in shared memory at the end (group 0's,
      * then 1's, ...). More warps an SM on a problem of one wave, without a second pass over C. */
@@ -486,8 +491,8 @@ using cfg_128x256 = pipe_config<128, 256, 16, 64, 64, 8, 16, 4, 1>;
 using cfg_128x64 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 3>;
 using cfg_64x64 = pipe_config<64, 64, 16, 64, 32, 8, 8, 4, 6>;
 using cfg_128x128_k8 = pipe_config<128, 128, 8, 64, 32, 8, 8, 4, 2>;
-using cfg_128x256_k8 = pipe_config<128, 256, 8, 64, 64, 8, 16, 4, 1>;
-using cfg_256x128_k8 = pipe_config<256, 128, 8, 64, 64, 8, 16, 4, 1>;
+using cfg_128x256_k8 = pipe_config<128, 256, 8, 64, 64, 8, 16, 4, 1, true, 1, false>;
+using cfg_256x128_k8 = pipe_config<256, 128, 8, 64, 64, 8, 16, 4, 1, true, 1, false>;
 using cfg_64x128 = pipe_config<64, 128, 16, 32, 64, 8, 8, 4, 3>;
 using cfg_128x64_kg2 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 2, false, 2>; /* k groups: 2 */
 

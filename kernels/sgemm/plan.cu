@@ -126,7 +126,7 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
     found = false;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const int dp = dp_of(cfg);
-        if (dp < 0 || config(cfg).efficiency <= 0.0)
+        if (dp < 0 || config(cfg).efficiency <= 0.0 || !config(cfg).split)
             continue;
         const int bk = config(cfg).bk;
         for (int s : split_candidates) {

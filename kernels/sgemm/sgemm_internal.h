@@ -99,6 +99,7 @@ struct tile_config {
     bool k16;          /* K-contiguous operands may go by 16-byte copies and a shared-memory
                         * transpose (no block per SM lost, no spills) */
     bool streamk;      /* built with a stream-K kernel too (plan.sk_blocks) */
+    bool split;        /* built with the split-K path (plans with split_tiles) */
 };
 const tile_config &config(int id);
 /* The K-contiguous operands of p that go by 16-byte copies and a transpose in shared memory
