@@ -446,27 +446,6 @@ __device__ __forceinline__ void tile_product(const problem &p, const block_place
     cp_async_wait<0>();
 }
 
-/* C's tile at (m0, n0) := alpha acc + beta C, inside the matrix */
-template <class CFG>
-__device__ __forceinline__ void store_tile(const problem &p, int m0, int n0, int a_frag, int b_frag,
-                                           const float (&acc)[CFG::TM][CFG::TN])
-{
-    constexpr int TM = CFG::TM, TN = CFG::TN;
-#pragma unroll
-    for (int sn = 0; sn < TN / 4; ++sn)
-#pragma unroll
-        for (int jj = 0; jj < 4; ++jj) {
-            const int j = n0 + b_frag + sn * CFG::STRIDE_N + jj;
-            if (j < p.n) {
-#pragma unroll
-                for (int sm = 0; sm < TM / 4; ++sm)
-                    store_c4(p, m0 + a_frag + sm * CFG::STRIDE_M, j, acc[4 * sm][4 * sn + jj],
-                             acc[4 * sm + 1][4 * sn + jj], acc[4 * sm + 2][4 * sn + jj],
-                             acc[4 * sm + 3][4 * sn + jj]);
-            }
-        }
-}
-
 /* the whole BM x BN tile of the thread's sums, unscaled, edges included, at part */
 template <class CFG>
 __device__ __forceinline__ void store_partial(float *part, int a_frag, int b_frag, const float (&acc)[CFG::TM][CFG::TN])

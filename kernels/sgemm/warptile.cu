@@ -101,19 +101,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS) warptile_kernel
         __syncthreads();
     }
 
-#pragma unroll
-    for (int sn = 0; sn < TN / 4; ++sn)
-#pragma unroll
-        for (int jj = 0; jj < 4; ++jj) {
-            const int j = n0 + b_frag + sn * CFG::STRIDE_N + jj;
-            if (j < p.n) {
-#pragma unroll
-                for (int sm = 0; sm < TM / 4; ++sm)
-                    store_c4(p, m0 + a_frag + sm * CFG::STRIDE_M, j, acc[4 * sm][4 * sn + jj],
-                             acc[4 * sm + 1][4 * sn + jj], acc[4 * sm + 2][4 * sn + jj],
-                             acc[4 * sm + 3][4 * sn + jj]);
-            }
-        }
+    store_tile<CFG>(p, m0, n0, a_frag, b_frag, acc);
 }
 
 template <class CFG, bool VEC> void (*pick_warptile(int transa, int transb))(const problem, int)
