@@ -54,8 +54,7 @@ size_t splitk_tail_work(const shim_sgemm_args *p)
 }
 cudaError_t streamk_launch(const shim_sgemm_args *p)
 {
-    const plan pl = plan_streamk(p);
-    return launch_plan(p, pl.sk_blocks > 0 ? pl : plan_dp(p, TILE_128x64));
+    return launch_plan(p, plan_streamk(p));
 }
 size_t streamk_work(const shim_sgemm_args *p)
 {
@@ -432,8 +431,6 @@ static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl)
     }
     if (i == V_STREAMK) {
         *pl = plan_streamk(p);
-        if (pl->sk_blocks == 0)
-            *pl = plan_dp(p, TILE_128x64);
         return true;
     }
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg)

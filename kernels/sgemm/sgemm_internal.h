@@ -137,8 +137,8 @@ plan plan_splitk(const shim_sgemm_args *p);
 /* the cheapest plan that runs whole waves data-parallel and splits the tiles of the last,
  * partial wave */
 plan plan_tail(const shim_sgemm_args *p);
-/* the cheapest stream-K plan, over the configurations built with one; sk_blocks 0 when none is
- * usable */
+/* the cheapest stream-K plan, over the configurations built with one; where none is usable the
+ * data-parallel 128x64 plan (sk_blocks 0) */
 plan plan_streamk(const shim_sgemm_args *p);
 /* estimated seconds */
 double plan_cost(const shim_sgemm_args *p, const plan &pl);

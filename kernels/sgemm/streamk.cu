@@ -11,11 +11,8 @@
 namespace sgemm {
 namespace {
 
-/* Stream-K: the tiles' k tiles laid end to end, tile after tile, and cut into sc.sk_blocks equal
- * ranges, one a block, so that every block of a launch of one wave has the same work whatever the
- * tile count. A range covers the end of one tile, whole tiles and the start of another; a tile
- * shared by several blocks is finished by the last of them to arrive, which adds the partials in
- * k order (the order is the plan's alone: the bits do not depend on who arrives last). */
+/* where each block's range lies: a range covers the end of one tile, whole tiles and the start of
+ * another */
 struct stream_k {
     int units; /* tiles x k tiles (the plan keeps it under 2^31) */
     int blocks, ktiles;
@@ -36,6 +33,7 @@ struct stream_k {
         return 2 * (int64_t)b + (first_unit(b) / ktiles == t ? 0 : 1);
     }
 };
+
 /* acc := the sum of tile t's partials, in the order of the blocks that computed them (k order):
  * the thread's own elements, as store_partial laid them out, each partial's loads all issued
  * before its adds */
@@ -75,8 +73,6 @@ __device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk
     }
 }
 
-/* the stream-K plan's kernel (struct stream_k): the workspace holds two partial tiles a block, then
- * one arrival counter a tile, zeroed before the launch */
 /* the stream-K plan's kernel (struct stream_k): the workspace holds two partial tiles a block, then
  * one arrival counter a tile, zeroed before the launch. A block that arrives last at a shared tile
  * finishes it after its own range: with the finish inside the loop over segments, ptxas gave the k
