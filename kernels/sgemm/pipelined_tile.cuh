@@ -363,22 +363,8 @@ __device__ __forceinline__ void tile_product(const problem &p, const block_place
     float af[2][TM], bf[2][TN];
 
     auto load_frags = [&](int buf, const float *as, const float *bs) {
-#pragma unroll
-        for (int s = 0; s < TM / 4; ++s) {
-            const float4 v = *reinterpret_cast<const float4 *>(as + a_frag + s * CFG::STRIDE_M);
-            af[buf][4 * s] = v.x;
-            af[buf][4 * s + 1] = v.y;
-            af[buf][4 * s + 2] = v.z;
-            af[buf][4 * s + 3] = v.w;
-        }
-#pragma unroll
-        for (int s = 0; s < TN / 4; ++s) {
-            const float4 v = *reinterpret_cast<const float4 *>(bs + b_frag + s * CFG::STRIDE_N);
-            bf[buf][4 * s] = v.x;
-            bf[buf][4 * s + 1] = v.y;
-            bf[buf][4 * s + 2] = v.z;
-            bf[buf][4 * s + 3] = v.w;
-        }
+        load_fragment<TM, CFG::STRIDE_M>(af[buf], as + a_frag);
+        load_fragment<TN, CFG::STRIDE_N>(bf[buf], bs + b_frag);
     };
 
     /* K16 operands: the stage of tile kt, transposed into tile kt % 2, the whole of it (before the

@@ -122,6 +122,20 @@ __device__ __forceinline__ void store_c4(const problem &p, int i, int j, float a
     }
 }
 
+/* a lane's N fragment values of one k step: N / 4 float4 from shared memory, STRIDE floats apart
+ * (the pipelined and warptile kernels' layout) */
+template <int N, int STRIDE> __device__ __forceinline__ void load_fragment(float (&f)[N], const float *src)
+{
+#pragma unroll
+    for (int s = 0; s < N / 4; ++s) {
+        const float4 v = *reinterpret_cast<const float4 *>(src + s * STRIDE);
+        f[4 * s] = v.x;
+        f[4 * s + 1] = v.y;
+        f[4 * s + 2] = v.z;
+        f[4 * s + 3] = v.w;
+    }
+}
+
 /* C's tile at (m0, n0) := alpha acc + beta C, inside the matrix: a lane's TM x TN block is (TM/4) x
  * (TN/4) sub-blocks of 4x4 at a_frag + STRIDE_M sm, b_frag + STRIDE_N sn (the pipelined and
  * warptile kernels' layout) */

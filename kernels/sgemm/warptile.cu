@@ -71,24 +71,8 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS) warptile_kernel
             for (int step = kk == 0 ? 0 : 1; step < 2; ++step) {
                 const int l = kk + step, buf = l & 1;
                 if (l < BK) {
-#pragma unroll
-                    for (int s = 0; s < TM / 4; ++s) {
-                        float4 t =
-                            *reinterpret_cast<const float4 *>(as + l * LDA + a_frag + s * CFG::STRIDE_M);
-                        af[buf][4 * s] = t.x;
-                        af[buf][4 * s + 1] = t.y;
-                        af[buf][4 * s + 2] = t.z;
-                        af[buf][4 * s + 3] = t.w;
-                    }
-#pragma unroll
-                    for (int s = 0; s < TN / 4; ++s) {
-                        float4 t =
-                            *reinterpret_cast<const float4 *>(bs + l * LDB + b_frag + s * CFG::STRIDE_N);
-                        bf[buf][4 * s] = t.x;
-                        bf[buf][4 * s + 1] = t.y;
-                        bf[buf][4 * s + 2] = t.z;
-                        bf[buf][4 * s + 3] = t.w;
-                    }
+                    load_fragment<TM, CFG::STRIDE_M>(af[buf], as + l * LDA + a_frag);
+                    load_fragment<TN, CFG::STRIDE_N>(bf[buf], bs + l * LDB + b_frag);
                 }
             }
             outer_product(acc, af[kk & 1], bf[kk & 1]);
