@@ -63,7 +63,9 @@ struct pipe_config {
 };
 
 /* a thread's N rows of a K-contiguous operand, STEP apart from row r0 + line: where each row's
- * chunk starts (at k = kbegin + lpos), and bit s set when row s lies inside the matrix */
+ * chunk starts (at k = kbegin + lpos), and bit s set when row s lies inside the matrix. A row past
+ * the matrix reads the last row instead: what it brings only reaches outputs past the matrix, which
+ * are never stored, so copies of k inside the matrix need no row test */
 template <int N, int STEP>
 __device__ __forceinline__ unsigned k_rows(const operand &x, int r0, int line, int kbegin, int lpos,
                                            const float *(&src)[N])
@@ -73,7 +75,7 @@ __device__ __forceinline__ unsigned k_rows(const operand &x, int r0, int line, i
 #pragma unroll
     for (int s = 0; s < N; ++s) {
         const int r = r0 + line + s * STEP;
-        src[s] = x.ptr + (int64_t)r * x.ld + kbegin + lpos;
+        src[s] = x.ptr + (int64_t)min(r, x.rows - 1) * x.ld + kbegin + lpos;
         ok |= (unsigned)(r < x.rows) << s;
     }
     return ok;
@@ -117,8 +119,12 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
     uint32_t dst;    /* byte offset of the first chunk within a stage */
     int lpos;        /* l of the chunk's first element within the tile */
     int rrem;        /* R modes: rows of the matrix from the thread's first chunk on */
-    unsigned row_ok; /* K4: bit s set when chunk s's row is inside the matrix */
+    unsigned row_ok; /* K4: bit s set when chunk s's row is inside the matrix; R16: chunk s's four rows */
     bool interior;   /* all W rows of the tile are inside the matrix (block-uniform) */
+    /* issue_whole may copy this tile's k tiles that lie inside K (block-uniform): the rows need no
+     * test (K4's rows past the matrix read its last row), or one predicate a chunk (R16, whose
+     * chunks are then whole or empty), or none are outside (R4) */
+    bool whole_rows;
 
     /* where chunk s starts in global memory */
     __device__ __forceinline__ const float *source(int s) const { return KC ? src[s] : src[0] + s * R_STEP; }
@@ -133,6 +139,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
             lpos = k4_first(pos);
             row_ok = k_rows<PER_THREAD, LINES_PER_PASS>(x, r0, line, kbegin, lpos, src);
             dst = 4u * (uint32_t)(lpos * LDS + line);
+            whole_rows = true;
         } else {
             const int rline = tid / R_THREADS_PER_LINE, rpos = tid % R_THREADS_PER_LINE;
             const int r = r0 + rpos * 4;
@@ -140,6 +147,11 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
             rrem = x.rows - r;
             src[0] = x.ptr + (int64_t)(kbegin + rline) * x.ld + r;
             dst = 4u * (uint32_t)(rline * LDS + rpos * 4);
+            row_ok = 0;
+#pragma unroll
+            for (int s = 0; s < PER_THREAD; ++s)
+                row_ok |= (unsigned)(rlim(s) == 4) << s;
+            whole_rows = interior || (MODE == LOAD_R16 && x.rows % 4 == 0);
         }
     }
 
@@ -148,16 +160,32 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
     __device__ __forceinline__ void issue(const operand &x, uint32_t stage, int k0, int kend)
     {
         if (interior && k0 + BK <= kend)
-            issue_whole(stage);
+            copy_whole(stage);
         else
             issue_guarded(stage, k0, kend);
+        advance(x);
+    }
+    /* issue() of a k tile inside K, where whole_rows holds */
+    __device__ __forceinline__ void issue_whole(const operand &x, uint32_t stage)
+    {
+        if constexpr (MODE == LOAD_R16) {
+#pragma unroll
+            for (int s = 0; s < PER_THREAD; ++s)
+                cp_async16_if(stage + dst + s * DST_STEP, source(s), (row_ok >> s) & 1u);
+        } else {
+            copy_whole(stage);
+        }
+        advance(x);
+    }
+    __device__ __forceinline__ void advance(const operand &x)
+    {
 #pragma unroll
         for (int s = 0; s < POINTERS; ++s)
             src[s] += KC ? (int64_t)BK : BK * x.ld;
     }
 
     /* every element of the tile is inside the matrix: no predicates, no size operands */
-    __device__ __forceinline__ void issue_whole(uint32_t stage) const
+    __device__ __forceinline__ void copy_whole(uint32_t stage) const
     {
 #pragma unroll
         for (int s = 0; s < PER_THREAD; ++s) {
@@ -217,6 +245,7 @@ template <int W, int BK, int THREADS> struct raw_loader {
     int lpos;        /* k of the chunk's first element within the tile */
     unsigned row_ok; /* bit s: chunk s's row is inside the matrix */
     bool interior;
+    static constexpr bool whole_rows = true; /* rows past the matrix read its last row (k_rows) */
 
     __device__ __forceinline__ void init(const operand &x, int r0, int kbegin, int tid)
     {
@@ -236,6 +265,15 @@ template <int W, int BK, int THREADS> struct raw_loader {
 #pragma unroll
         for (int s = 0; s < PER_THREAD; ++s) {
             cp_async16(stage + dst + s * DST_STEP, src[s], whole ? 16u : ((row_ok >> s) & 1u) ? k_bytes : 0u);
+            src[s] += BK;
+        }
+    }
+    /* issue() of a k tile inside K (rows past the matrix read its last row: k_rows) */
+    __device__ __forceinline__ void issue_whole(const operand &, uint32_t stage)
+    {
+#pragma unroll
+        for (int s = 0; s < PER_THREAD; ++s) {
+            cp_async16(stage + dst + s * DST_STEP, src[s], 16u);
             src[s] += BK;
         }
     }
@@ -396,10 +434,23 @@ __device__ __forceinline__ void tile_product(const problem &p, const block_place
         __syncthreads();
     }
     int read_stage = 0, write_stage = STAGES - 1;
+    /* the stage addresses are carried from tile to tile rather than recomputed from the stage index:
+     * recomputed, ptxas rebuilds the shared window's base (S2R of the CTA's place in its cluster and
+     * a chain of dependent integer ops) before every k tile's copies and fragment reads */
+    uint32_t a_write = as_addr + 4u * (STAGES - 1) * A_STAGE, b_write = bs_addr + 4u * (STAGES - 1) * B_STAGE;
     const float *as = a_src(0, 0), *bs = b_src(0, 0);
     load_frags(0, as + gk * CFG::LDA_S, bs + gk * CFG::LDB_S);
 
-    for (int kt = 0; kt < ktiles; ++kt) {
+    /* Two runs of the same k-tile body: first the tiles whose copies (STAGES - 1 tiles ahead) lie
+     * inside K, issued by issue_whole without a branch or a size computed (rows past the matrix
+     * take the loaders' loop-invariant answers: whole_rows), then the last ones, each copy tested.
+     * With the tests in every tile, every warp of the block reached them together after the
+     * barrier and waited out their dependent integer and branch latencies at the same time
+     * (docs/notes/sgemm.md, "the copies' tests out of the k loop"). Every block of a launch runs the
+     * first loop, so a one-wave launch does not hold two hot loops in the instruction caches. */
+    const int whole_tiles = la.whole_rows && lb.whole_rows ? (kend - kbegin) / BK : 0;
+    const int steady = max(0, min(ktiles, whole_tiles - (STAGES - 1)));
+    auto k_tile = [&](int kt, auto whole) {
         const bool transpose_next = RAW && kt + 1 < ktiles;
 #pragma unroll
         for (int kk = 0; kk < KSTEPS; ++kk) {
@@ -409,26 +460,44 @@ __device__ __forceinline__ void tile_product(const problem &p, const block_place
                  * copies issued at the next kk == 0 will overwrite */
                 cp_async_wait<IN_FLIGHT>();
                 __syncthreads();
-                read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
-                as = a_src(read_stage, kt + 1);
-                bs = b_src(read_stage, kt + 1);
+                const bool wrap = read_stage + 1 == STAGES;
+                read_stage = wrap ? 0 : read_stage + 1;
+                if constexpr (path_a::RAW)
+                    as = a_src(read_stage, kt + 1);
+                else
+                    as = wrap ? as - (STAGES - 1) * A_STAGE : as + A_STAGE;
+                if constexpr (path_b::RAW)
+                    bs = b_src(read_stage, kt + 1);
+                else
+                    bs = wrap ? bs - (STAGES - 1) * B_STAGE : bs + B_STAGE;
             }
             const int next_kk = gk + (kk + 1) % KSTEPS;
             load_frags((kk + 1) % 2, as + next_kk * CFG::LDA_S, bs + next_kk * CFG::LDB_S);
             if (kk == 0) {
                 const int next = kt + STAGES - 1;
-                if (next < ktiles) {
-                    la.issue(p.a, as_addr + 4u * write_stage * A_STAGE, kbegin + next * BK, kend);
-                    lb.issue(p.b, bs_addr + 4u * write_stage * B_STAGE, kbegin + next * BK, kend);
+                if constexpr (decltype(whole)::value) {
+                    la.issue_whole(p.a, a_write);
+                    lb.issue_whole(p.b, b_write);
+                } else if (next < ktiles) {
+                    la.issue(p.a, a_write, kbegin + next * BK, kend);
+                    lb.issue(p.b, b_write, kbegin + next * BK, kend);
                 }
                 cp_async_commit();
-                write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+                const bool wrap = write_stage + 1 == STAGES;
+                write_stage = wrap ? 0 : write_stage + 1;
+                a_write = wrap ? a_write - 4u * (STAGES - 1) * A_STAGE : a_write + 4u * A_STAGE;
+                b_write = wrap ? b_write - 4u * (STAGES - 1) * B_STAGE : b_write + 4u * B_STAGE;
             }
             if (transpose_next && kk < KSTEPS - 1) /* read_stage is still tile kt's (KG is 1 here) */
                 transpose_part(read_stage + 1 == STAGES ? 0 : read_stage + 1, kt + 1, kk);
             outer_product(acc, af[kk % 2], bf[kk % 2]);
         }
-    }
+    };
+    int kt = 0;
+    for (; kt < steady; ++kt)
+        k_tile(kt, std::true_type{});
+    for (; kt < ktiles; ++kt)
+        k_tile(kt, std::false_type{});
     cp_async_wait<0>();
 }
 

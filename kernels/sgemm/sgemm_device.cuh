@@ -280,6 +280,16 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, uint32
                  : "memory");
 }
 
+/* 16 bytes, or (copy false) 16 zero bytes without reading the source: the copy's ignore-src
+ * predicate, one predicate where a source size would take integer work on every copy */
+__device__ __forceinline__ void cp_async16_if(uint32_t dst, const void *src, bool copy)
+{
+    asm volatile("{\n .reg .pred skip;\n setp.eq.u32 skip, %2, 0;\n"
+                 " cp.async.cg.shared.global [%0], [%1], 16, skip;\n}\n" ::"r"(dst),
+                 "l"(src), "r"((uint32_t)copy)
+                 : "memory");
+}
+
 /* 4 bytes through L1 (neighbouring threads' 4-byte copies share sectors); bytes 0 writes a zero */
 __device__ __forceinline__ void cp_async4(uint32_t dst, const void *src, uint32_t bytes)
 {
