@@ -152,7 +152,7 @@ plan best_dp(const shim_sgemm_args *p)
     plan best = plan_dp(p, TILE_128x128);
     double best_cost = plan_cost(p, best);
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
-        if (config(cfg).efficiency <= 0.0)
+        if (!config_planned(p, config(cfg)))
             continue;
         plan pl = plan_dp(p, cfg);
         const double cost = plan_cost(p, pl);
@@ -165,6 +165,17 @@ plan best_dp(const shim_sgemm_args *p)
 }
 
 } // namespace
+
+bool config_planned(const shim_sgemm_args *p, const tile_config &c)
+{
+    if (c.efficiency <= 0.0)
+        return false;
+    if (c.k_face == 0)
+        return true;
+    const bool a_ok = p->transa ? c.bn >= c.k_face : operand_vec(p->a, p->lda);
+    const bool b_ok = !p->transb ? c.bm >= c.k_face : operand_vec(p->b, p->ldb);
+    return a_ok && b_ok;
+}
 
 int k16_operands(const shim_sgemm_args *p, const tile_config &c)
 {

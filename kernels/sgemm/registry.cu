@@ -144,10 +144,10 @@ const shim_sgemm_variant variants[] = {
     {"warptile_128x64x16",
      "warptile_128x64 with k tiles of 16: half the barriers, twice the registers in flight", accepts_any,
      no_work, warptile_128x64x16_launch, SHIM_SGEMM_FP32},
-    {"pipelined_128x256x8", "pipelined_128x256 with k tiles of 8: half the unrolled loop (by name only: not planned)",
+    {"pipelined_128x256x8", "pipelined_128x256 with k tiles of 8: half the unrolled loop; planned with a K-contiguous A only, or none",
      accepts_any, no_work, pipelined_launch<TILE_128x256_K8>, SHIM_SGEMM_FP32},
     {"pipelined_256x128x8",
-     "256x128x8, 4-stage cp.async pipeline, 4x2 warps of 64x64, 8x16 per thread (by name only: not planned)",
+     "256x128x8, 4-stage cp.async pipeline, 4x2 warps of 64x64, 8x16 per thread; planned with a K-contiguous B only, or none",
      accepts_any, no_work, pipelined_launch<TILE_256x128_K8>, SHIM_SGEMM_FP32},
     {"pipelined_128x128", "128x128x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_launch<TILE_128x128>, SHIM_SGEMM_FP32},
@@ -317,6 +317,8 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
     int best = V_PIPE_128x128, best_cfg = TILE_128x128;
     double best_cost = INFINITY;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
+        if (!config_planned(p, config(cfg)))
+            continue;
         const plan pl = plan_dp(p, cfg);
         const double cost = plan_cost(p, pl);
         if (pl.dp_tiles > 0 && cost < best_cost) {

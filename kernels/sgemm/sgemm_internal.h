@@ -100,8 +100,14 @@ struct tile_config {
                         * transpose (no block per SM lost, no spills) */
     bool streamk;      /* built with a stream-K kernel too (plan.sk_blocks) */
     bool split;        /* built with the split-K path (plans with split_tiles) */
+    /* planned only where every K-contiguous operand faces a tile side at least this long and every
+     * other operand goes by 16-byte copies (0: wherever efficiency allows): see config_planned */
+    int k_face;
 };
 const tile_config &config(int id);
+/* configuration c may be planned for p: its efficiency is known, and p's layout is one its
+ * efficiency was measured in (k_face) */
+bool config_planned(const shim_sgemm_args *p, const tile_config &c);
 /* The K-contiguous operands of p that go by 16-byte copies and a transpose in shared memory
  * (K16_A | K16_B) rather than by 4-byte transposing copies under configuration c: where c allows
  * it, the operand is 16-byte capable, and the tile side facing it is under 128 or both operands are

@@ -78,8 +78,10 @@ static void sgemv_shape(int m, int n, int trans)
 }
 
 /* The copy of K-contiguous operands (transpose_first) where the cost model says it pays: a large
- * square in every case with such an operand (its copy is under 2 % of the product), never NT
- * (nothing to copy), never a small square (the copy's launch is a tenth of the product). */
+ * square with both operands K-contiguous (its copy is under 2 % of the product), never NT (nothing
+ * to copy), never a small square (the copy's launch is a tenth of the product). With one
+ * K-contiguous operand (NN, TT) the 8-warp k8 tiles take it on their 256 side directly, faster than
+ * a copy and NT (H100, 2026-11-25: 8192^3 NN 21.53 ms against 22.38 for transpose_first). */
 static void sgemm_copy_choice(int m, int n, int k, int ta, int tb, int expect)
 {
     shim_sgemm_args p;
@@ -132,15 +134,23 @@ int main(void)
     /* both K-contiguous and 16-byte capable: no copy first, and warptile does not replace the plan
      * (H200: 16.9 against 14.3 TFLOP/s for A copied, 37.1 against 35.3) */
     sgemm_tile_choice(1000, 1000, 128, 1, 0, "pipelined_128x64 (128 tiles of 128x64; A K16 B K16)");
-    sgemm_tile_choice(2048, 2048, 256, 1, 0, "pipelined_128x256 (128 tiles of 128x256; A K16 B K16)");
+    sgemm_tile_choice(2048, 2048, 256, 1, 0, "A copied, then pipelined_256x128x8 (128 tiles of 256x128x8; B K4)");
     /* stream-K where whole tiles fill under a wave and K is long enough to share them (H100, by name:
      * 1280^3 NN 0.961 and 1536^3 NN 0.974 of the fastest other plan), not at 2048^3 (1.02-1.03) */
     sgemm_tile_choice(1536, 1536, 1536, 0, 0, "streamk (288 tiles of 128x64 over 396 blocks; B K4)");
     sgemm_tile_choice(1280, 1280, 1280, 0, 0, "streamk (200 tiles of 128x64 over 396 blocks; B K4)");
-    sgemm_tile_choice(2048, 2048, 2048, 0, 1, "pipelined_128x64 (512 tiles of 128x64)");
+    /* one wave of 8-warp blocks, the K-contiguous operand (if any) facing their 256 side (H100,
+     * 2026-11-25, by name: 2048^3 NT 0.3373 ms against 0.3593 for the 128x64 tiles, NN 0.3419
+     * against 0.3731 for splitk_tail, TT 0.3427 against 0.3728) */
+    sgemm_tile_choice(2048, 2048, 2048, 0, 1, "pipelined_128x256x8 (128 tiles of 128x256x8)");
+    sgemm_tile_choice(2048, 2048, 2048, 0, 0, "pipelined_256x128x8 (128 tiles of 256x128x8; B K4)");
+    sgemm_tile_choice(2048, 2048, 2048, 1, 1, "pipelined_128x256x8 (128 tiles of 128x256x8; A K4)");
+    /* not where an R-contiguous operand goes by 4-byte copies (leading dimension not a multiple of
+     * 4: up to 2x behind) */
+    sgemm_tile_choice(2047, 2048, 2048, 0, 1, "128x64");
 
     for (int t = 0; t < 4; t++) {
-        const int ta = t >> 1, tb = t & 1, has_kc = ta || !tb;
+        const int ta = t >> 1, tb = t & 1, has_kc = ta && !tb;
         sgemm_copy_choice(8192, 8192, 8192, ta, tb, has_kc);
         sgemm_copy_choice(4096, 4096, 4096, ta, tb, has_kc);
         sgemm_copy_choice(256, 256, 256, ta, tb, 0);
