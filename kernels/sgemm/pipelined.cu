@@ -95,16 +95,16 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * 64 rows: that makes 64x64 NN 15 % dearer than fitted, in line with 64x4096x4096, where it ran
  * 10-15 % behind 64x128 in every case.
  * The 8-warp k8 configurations (one block an SM, 8x16 a thread), since their k loop lost the copies'
- * tests (H100, 2026-11-25, bench/sgemm_plans on bench/shapes/fit_*.txt; docs/notes/sgemm.md): 0.75
- * on the H100 in the model's terms where 128x64 fits 0.757 (8192^3 NN: 21.53 and 22.11 ms), hence
- * 0.705 on this table's scale. Measured fast only with a K-contiguous operand facing their 256 side
+ * tests (H100, 2026-11-25, bench/sgemm_plans, docs/notes/sgemm.md): 0.75-0.76 from one wave
+ * (2048^3 NN and NT, 0.342 and 0.337 ms) to 16 (8192^3 NN 21.53 ms, NT 21.21), where 128x64 measures
+ * 0.72 (22.11 and 22.20 ms). Measured fast only with a K-contiguous operand facing their 256 side
  * (K4 facing 128 ran 21 % behind at 2048^3) and 16-byte copies of the others (4-byte ones, odd
  * leading dimensions, ran up to 2x behind): k_face 256 keeps them to that. */
 const tile_config configs[] = {
     describe<cfg_128x128>("128x128", 2, 0.635),     describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
-    describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.705, 256),
-    describe<cfg_256x128_k8>("256x128x8", 1, 0.705, 256), describe<cfg_64x128>("64x128", 3, 0.71),
+    describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.75, 256),
+    describe<cfg_256x128_k8>("256x128x8", 1, 0.75, 256), describe<cfg_64x128>("64x128", 3, 0.71),
     describe<cfg_128x64_kg2>("128x64kg2", 2, 0.0),
 };
 
