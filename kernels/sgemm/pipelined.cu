@@ -83,7 +83,7 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
 {
     return tile_config{name,       CFG::BM,    CFG::BN,   CFG::BK, CFG::THREADS, blocks_per_sm,
                        CFG::SMEM,  efficiency, fits<CFG, LOAD_K16, LOAD_K16>(), streamk_built<CFG>(), CFG::SPLIT,
-                       k_face};
+                       k_face,     CFG::KG > 1};
 }
 
 /* blocks_per_sm: the smaller of MIN_BLOCKS (registers) and what 227 KB of shared memory holds
@@ -99,13 +99,17 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * (2048^3 NN and NT, 0.342 and 0.337 ms) to 16 (8192^3 NN 21.53 ms, NT 21.21), where 128x64 measures
  * 0.72 (22.11 and 22.20 ms). Measured fast only with a K-contiguous operand facing their 256 side
  * (K4 facing 128 ran 21 % behind at 2048^3) and 16-byte copies of the others (4-byte ones, odd
- * leading dimensions, ran up to 2x behind): k_face 256 keeps them to that. */
+ * leading dimensions, ran up to 2x behind): k_face 256 keeps them to that.
+ * 128x64kg2 (two k groups of four warps a 128x64 tile), planned only where the tiles leave each SM
+ * one block (one_wave): 0.706 from 1000^3 NN (H100, 2026-11-25: 0.0543 ms, 0.96x cuBLAS, where the
+ * four-warp 128x64 tiles take 0.0609 and splitk 0.0613); at 1200^3 (190 tiles) and 2048^3 it trails
+ * splitk and the 8-warp k8 tiles. */
 const tile_config configs[] = {
     describe<cfg_128x128>("128x128", 2, 0.635),     describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
     describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.75, 256),
     describe<cfg_256x128_k8>("256x128x8", 1, 0.75, 256), describe<cfg_64x128>("64x128", 3, 0.71),
-    describe<cfg_128x64_kg2>("128x64kg2", 2, 0.0),
+    describe<cfg_128x64_kg2>("128x64kg2", 2, 0.706),
 };
 
 constexpr auto launchers = launchers_of<dp_entry>();

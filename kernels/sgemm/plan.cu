@@ -37,6 +37,7 @@ constexpr double SK_PARTIAL_S = 2.5e-6;
 constexpr int SK_MIN_UNITS = 4; /* k tiles a block at least */
 /* the partials are written and read back through L2 (60 MB), and the last reads end the launch */
 constexpr double L2_BYTES_PER_S = 8.0e12;
+constexpr int ONE_WAVE_MAX_K = 4096; /* config_planned */
 constexpr int MIN_SLICE_TILES = 2; /* a K slice shorter than this many k tiles is all prologue */
 
 const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
@@ -127,7 +128,7 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
     found = false;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const int dp = dp_of(cfg);
-        if (dp < 0 || config(cfg).efficiency <= 0.0 || !config(cfg).split)
+        if (dp < 0 || config(cfg).efficiency <= 0.0 || !config(cfg).split || config(cfg).one_wave)
             continue;
         const int bk = config(cfg).bk;
         for (int s : split_candidates) {
@@ -169,6 +170,11 @@ plan best_dp(const shim_sgemm_args *p)
 bool config_planned(const shim_sgemm_args *p, const tile_config &c)
 {
     if (c.efficiency <= 0.0)
+        return false;
+    /* k groups: where the tiles leave each SM one block, and K is not so long that split-K's slices
+     * fill the SMs better (H100, 2026-11-25: 1000^3 NN 0.0541 ms against splitk's 0.0613,
+     * 1000x1000x4000 NT even, 8192x128x8192 NN and 128x8192x8192 NT 3 % behind) */
+    if (c.one_wave && (ceil_div(p->m, c.bm) * ceil_div(p->n, c.bn) > sm_count() || p->k > ONE_WAVE_MAX_K))
         return false;
     if (c.k_face == 0)
         return true;

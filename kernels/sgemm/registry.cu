@@ -99,7 +99,7 @@ enum variant_index {
 /* ladder order (a split plan whose workspace would pass plan.cu's cap is never made: the planner
  * falls back to a data-parallel plan). The last FP32 entry needing no workspace is what runs when a
  * chosen variant's workspace cannot be had (gpu_kernel_choice.h): pipelined_128x64, the best
- * general kernel; the two configurations run by name only sit before the planned ones. */
+ * general kernel; the 8-warp k8 configurations, planned in some layouts only, sit before the others. */
 const shim_sgemm_variant variants[] = {
     /* the tensor-core variants first: the FP32 ladder's order below stays what it says */
     {"tf32x3_presplit",
@@ -162,8 +162,8 @@ const shim_sgemm_variant variants[] = {
     {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_launch<TILE_128x64>, SHIM_SGEMM_FP32},
     {"pipelined_128x64_kg2",
-     "pipelined_128x64 with two k groups of four warps, summed in shared memory: eight warps a tile (by name "
-     "only: not planned)",
+     "pipelined_128x64 with two k groups of four warps, summed in shared memory: eight warps a tile (planned "
+     "where the tiles leave each SM one block)",
      accepts_any, no_work, pipelined_launch<TILE_128x64_KG2>, SHIM_SGEMM_FP32},
     {"splitk", "pipelined tiles, K split over blocks, slices summed in order by a second kernel", accepts_any,
      splitk_work, splitk_launch, SHIM_SGEMM_FP32},

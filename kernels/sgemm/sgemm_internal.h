@@ -103,6 +103,10 @@ struct tile_config {
     /* planned only where every K-contiguous operand faces a tile side at least this long and every
      * other operand goes by 16-byte copies (0: wherever efficiency allows): see config_planned */
     int k_face;
+    /* planned only where its tiles give every SM at most one block, data-parallel, and K is at
+     * most 4096 (the k-group configurations: more warps a tile where a launch leaves each SM one
+     * block) */
+    bool one_wave;
 };
 const tile_config &config(int id);
 /* configuration c may be planned for p: its efficiency is known, and p's layout is one its
