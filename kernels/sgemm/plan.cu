@@ -148,6 +148,8 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
     return best;
 }
 
+} // namespace
+
 plan best_dp(const shim_sgemm_args *p)
 {
     plan best = plan_dp(p, TILE_128x128);
@@ -164,8 +166,6 @@ plan best_dp(const shim_sgemm_args *p)
     }
     return best;
 }
-
-} // namespace
 
 bool config_planned(const shim_sgemm_args *p, const tile_config &c)
 {

@@ -314,19 +314,9 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
     *seconds = 0.0;
     if (naive_is_fastest(p))
         return V_NAIVE;
-    int best = V_PIPE_128x128, best_cfg = TILE_128x128;
-    double best_cost = INFINITY;
-    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
-        if (!config_planned(p, config(cfg)))
-            continue;
-        const plan pl = plan_dp(p, cfg);
-        const double cost = plan_cost(p, pl);
-        if (pl.dp_tiles > 0 && cost < best_cost) {
-            best_cost = cost;
-            best = variant_for_config(cfg);
-            best_cfg = cfg;
-        }
-    }
+    const plan dp = best_dp(p);
+    int best = variant_for_config(dp.cfg), best_cfg = dp.cfg;
+    double best_cost = plan_cost(p, dp);
     if (p->k > 0 && p->alpha != 0.0f) {
         const plan split = plan_splitk(p);
         if (split.split_tiles > 0 && plan_cost(p, split) < SPLIT_MARGIN * best_cost) {

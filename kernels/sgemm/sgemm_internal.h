@@ -109,8 +109,8 @@ struct tile_config {
     bool one_wave;
 };
 const tile_config &config(int id);
-/* configuration c may be planned for p: its efficiency is known, and p's layout is one its
- * efficiency was measured in (k_face) */
+/* configuration c may be planned for p: its efficiency is known, p's layout is one its efficiency
+ * was measured in (k_face), and p's grid and K are where it pays (one_wave) */
 bool config_planned(const shim_sgemm_args *p, const tile_config &c);
 /* The K-contiguous operands of p that go by 16-byte copies and a transpose in shared memory
  * (K16_A | K16_B) rather than by 4-byte transposing copies under configuration c: where c allows
@@ -141,6 +141,8 @@ struct plan {
 };
 
 plan plan_dp(const shim_sgemm_args *p, int cfg);
+/* the cheapest data-parallel plan over the configurations planned for p (config_planned) */
+plan best_dp(const shim_sgemm_args *p);
 /* the cheapest plan (by the cost model) that splits K for every tile; pure data-parallel when K
  * is too short to split */
 plan plan_splitk(const shim_sgemm_args *p);
