@@ -4,7 +4,8 @@
  * (the same operands every call, as bench/sgemm_math profile). What it answers: how far the cost
  * model's choice is from the fastest plan we have, shape by shape, so that its constants can be
  * fitted to measurements (docs/notes/sgemm.md) rather than guessed.
- * Usage: sgemm_plans SHAPES CSV [NAMES]   (NAMES: comma-separated variants; default below)
+ * Usage: sgemm_plans SHAPES CSV [NAMES]   (NAMES: comma-separated variants, default below; "none":
+ *        the selector's choice and cuBLAS only)
  * CSV rows: m,n,k,case,method,ms,plan (method: a variant's name, "selector" or "cublas"). stdout: one
  * line a shape (the selector's choice, the fastest candidate, their ratio) and a summary. */
 #include <cublas_v2.h>
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
         return 1;
     }
     char names_buf[1024];
-    snprintf(names_buf, sizeof names_buf, "%s", argc > 3 ? argv[3] : DEFAULT_NAMES);
+    snprintf(names_buf, sizeof names_buf, "%s", argc > 3 ? (strcmp(argv[3], "none") ? argv[3] : "") : DEFAULT_NAMES);
     const shim_sgemm_variant *cand[MAX_NAMES];
     int ncand = 0;
     for (char *save = NULL, *tok = strtok_r(names_buf, ",", &save); tok && ncand < MAX_NAMES;

@@ -1,5 +1,6 @@
 /* Programmatic dependent launch (compute capability 9.0 and later), shared by the kernels whose
- * second pass reads what the first wrote (sgemv's split finish, sgemm's split-K reduction).
+ * second pass reads what the first wrote (sgemv's split finish, sgemm's split-K reduction, sgemm's
+ * pipelined kernels after transpose_first's copies).
  * The first kernel calls allow_dependents() at its start: the second, launched after it on the
  * same stream by launch_dependent(), may then be placed on the GPU while the first still runs.
  * The second calls wait_for_primary() before it reads anything the first wrote: from there on the
@@ -24,11 +25,12 @@ __device__ __forceinline__ void wait_for_primary()
 #endif
 }
 
-/* kernel<<<grid, block, 0, stream>>>(args...) as a programmatic dependent of the kernel before it
- * on stream; an ordinary launch where the attribute is refused. Returns the launch's error, and
+/* kernel<<<grid, block, smem, stream>>>(args...) as a programmatic dependent of the kernel before
+ * it on stream; an ordinary launch where the attribute is refused. Returns the launch's error, and
  * leaves no error behind for the caller's next check. */
 template <typename... Params, typename... Args>
-cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args... args)
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                             Args... args)
 {
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -36,7 +38,7 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, c
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = block;
-    cfg.dynamicSmemBytes = 0;
+    cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
     cfg.attrs = attr;
     cfg.numAttrs = 1;

@@ -19,6 +19,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     using place = block_place<CFG, MODE_A, MODE_B>;
     extern __shared__ float4 smem_raw[];
     constexpr int A_STAGE = place::path_a::STAGE, B_STAGE = place::path_b::STAGE;
+    wait_for_primary(); /* launched as a dependent (launch_modes): what the kernel before wrote is visible */
     allow_dependents(); /* a split plan's reduction may be placed once every block has started */
 
     int t = (int)blockIdx.x, slice = 0, kbegin = 0, kend = p.k;

@@ -568,7 +568,8 @@ inline void load_modes(const shim_sgemm_args *p, const problem &q, const tile_co
 
 /* A kernel family for the launch tables: ENTRY<CFG, MA, MB>::kernel is its instantiation and
  * ENTRY<CFG, MA, MB>::built whether it exists for CFG. Launches it with the configuration's shared
- * memory, K16 falling back to K4 where it does not fit. */
+ * memory, K16 falling back to K4 where it does not fit. Every kernel of a family calls
+ * wait_for_primary() before it touches memory. */
 template <class CFG, int MA, int MB, template <class, int, int> class ENTRY>
 cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
 {
@@ -583,8 +584,10 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int block
         const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
         if (err != cudaSuccess)
             return err;
-        kernel<<<(unsigned)blocks, CFG::THREADS, smem, stream>>>(q, sc, ws);
-        return cudaGetLastError();
+        /* as a programmatic dependent of the kernel before it: after transpose_first's copies (which
+         * allow it at their start) its launch and the placing of its blocks overlap their tail; the
+         * kernels wait_for_primary before their first memory access */
+        return launch_dependent(kernel, dim3((unsigned)blocks), dim3(CFG::THREADS), smem, stream, q, sc, ws);
     }
 }
 

@@ -91,6 +91,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     const stream_k sk{sc.tiles_m * sc.tiles_n * sc.ktiles, sc.sk_blocks, sc.ktiles};
     int *const arrived = reinterpret_cast<int *>(ws + 2 * (int64_t)sk.blocks * (BM * BN));
     const int b = (int)blockIdx.x, end = sk.first_unit(b + 1);
+    wait_for_primary(); /* launched as a dependent (launch_modes): what the kernel before wrote is visible */
     if (threadIdx.x == 0)
         finishing = 0;
     for (int u = sk.first_unit(b); u < end;) {

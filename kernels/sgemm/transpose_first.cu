@@ -16,44 +16,86 @@
 namespace sgemm {
 namespace {
 
-constexpr int TILE = 32, ROWS_PER_PASS = 8;
+/* a block copies a TILE x TILE tile (TILE rows of TILE k each) per step, its threads moving 16
+ * bytes at a time: 16 threads a row of the source, then 16 threads a column of the copy */
+constexpr int TILE = 64, COPY_THREADS = 256, CHUNKS = TILE / 4, LINES_PER_PASS = COPY_THREADS / CHUNKS;
 /* the copied operand's leading dimension is a multiple of this (128-byte rows) */
 constexpr int64_t LD_ALIGN = 32;
 constexpr size_t WORK_ALIGN = 256;
-/* a transposing copy: one launch and two passes over the operand's bytes (H200: 5 us for 4 MB) */
+/* the transposing copies of a call: one launch for all of them, then two passes over each
+ * operand's bytes (H100, 2026-11-26: see docs/notes/sgemm.md, "transpose_first's copies in one
+ * launch") */
 constexpr double COPY_LAUNCH_S = 2.0e-6;
 constexpr double COPY_BYTES_PER_S = 3.0e12;
 /* the copied form must beat the direct one by this factor (the model's case factors are
  * measured on squares) */
 constexpr double COPY_MARGIN = 0.97;
 
-/* dst(r, l) = src(r, l) for r < rows, l < k, where src is K-contiguous (element (r, l) at
- * src[r * lds + l]) and dst R-contiguous (at dst[l * ldd + r]): a 32 x 32 tile a block, read along
- * l and written along r through shared memory */
-__global__ void __launch_bounds__(TILE *ROWS_PER_PASS)
-    transpose_kernel(const float *__restrict__ src, int64_t lds, float *__restrict__ dst, int64_t ldd, int rows,
-                     int k)
+/* one operand to copy: src K-contiguous (element (r, l) at src[r * lds + l]) to dst R-contiguous
+ * (at dst[l * ldd + r]), rows x k, in tiles_l x tiles_r tiles */
+struct copy_job {
+    const float *src;
+    int64_t lds;
+    float *dst;
+    int64_t ldd;
+    int rows, k;
+    int vec; /* src 16-byte aligned and lds % 4 == 0 */
+    int64_t tiles_l, tiles;
+};
+
+struct copy_jobs {
+    copy_job op[2];
+    int count;
+    int64_t tiles; /* of all jobs */
+};
+
+/* Each step reads a tile along l (16-byte loads where the row has four elements left and the
+ * operand is 16-byte capable, else element by element) into shared memory as [r][l], and writes it
+ * along r by 16-byte stores: the copy's ldd is a multiple of 32 and its base 256-byte aligned. Rows
+ * r in [rows, ldd) of the copy get zeros; rows past ldd are not written. The copy allows its
+ * dependent (the inner plan's kernel) to be placed at its start: that kernel waits for it. */
+__global__ void __launch_bounds__(COPY_THREADS) transpose_kernel(const copy_jobs jobs)
 {
     __shared__ float tile[TILE][TILE + 1];
-    const int tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;
-    const int64_t l0 = (int64_t)blockIdx.x * TILE;
-    const int64_t rtiles = ((int64_t)rows + TILE - 1) / TILE;
-    for (int64_t rt = blockIdx.y; rt < rtiles; rt += gridDim.y) {
-        const int64_t r0 = (int64_t)rt * TILE;
+    allow_dependents();
+    const int chunk = (int)threadIdx.x % CHUNKS, line = (int)threadIdx.x / CHUNKS;
+    for (int64_t t = blockIdx.x; t < jobs.tiles; t += gridDim.x) {
+        const bool second = jobs.count > 1 && t >= jobs.op[0].tiles;
+        const copy_job &j = second ? jobs.op[1] : jobs.op[0];
+        const int64_t u = second ? t - jobs.op[0].tiles : t;
+        const int64_t l0 = u % j.tiles_l * TILE, r0 = u / j.tiles_l * TILE;
+        __syncthreads(); /* the last step's reads of the tile are done */
 #pragma unroll
-        for (int i = 0; i < TILE; i += ROWS_PER_PASS) {
-            const int64_t r = r0 + ty + i, l = l0 + tx;
-            if (r < rows && l < k)
-                tile[ty + i][tx] = src[r * lds + l];
+        for (int i = 0; i < TILE; i += LINES_PER_PASS) {
+            const int64_t r = r0 + line + i, l = l0 + 4 * chunk;
+            float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            if (r < j.rows) {
+                const float *row = j.src + r * j.lds;
+                if (j.vec && l + 4 <= j.k) {
+                    const float4 f = __ldg(reinterpret_cast<const float4 *>(row + l));
+                    v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        if (l + e < j.k)
+                            v[e] = __ldg(row + l + e);
+                }
+            }
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                tile[line + i][4 * chunk + e] = v[e];
         }
         __syncthreads();
 #pragma unroll
-        for (int i = 0; i < TILE; i += ROWS_PER_PASS) {
-            const int64_t l = l0 + ty + i, r = r0 + tx;
-            if (r < rows && l < k)
-                dst[l * ldd + r] = tile[tx][ty + i];
+        for (int i = 0; i < TILE; i += LINES_PER_PASS) {
+            const int64_t l = l0 + line + i, r = r0 + 4 * chunk;
+            if (l < j.k && r < j.ldd) {
+                const int c = line + i;
+                const float4 f = make_float4(tile[4 * chunk][c], tile[4 * chunk + 1][c], tile[4 * chunk + 2][c],
+                                             tile[4 * chunk + 3][c]);
+                *reinterpret_cast<float4 *>(j.dst + l * j.ldd + r) = f;
+            }
         }
-        __syncthreads();
     }
 }
 
@@ -67,9 +109,10 @@ size_t copied_bytes(int rows, int k)
     return sizeof(float) * (size_t)copied_ld(rows) * (size_t)k;
 }
 
-double copy_seconds(int rows, int k)
+/* the bytes a copy reads and writes */
+double copy_traffic(int rows, int k)
 {
-    return COPY_LAUNCH_S + 2.0 * sizeof(float) * (double)rows * (double)k / COPY_BYTES_PER_S;
+    return 2.0 * sizeof(float) * (double)rows * (double)k;
 }
 
 /* the K-contiguous operands: bit 0 A (transa), bit 1 B (not transb) */
@@ -96,8 +139,9 @@ shim_sgemm_args copied_form(const shim_sgemm_args *p, int copies)
 
 double copies_seconds(const shim_sgemm_args *p, int copies)
 {
-    return ((copies & COPY_A) ? copy_seconds(p->m, p->k) : 0.0) +
-           ((copies & COPY_B) ? copy_seconds(p->n, p->k) : 0.0);
+    const double bytes =
+        ((copies & COPY_A) ? copy_traffic(p->m, p->k) : 0.0) + ((copies & COPY_B) ? copy_traffic(p->n, p->k) : 0.0);
+    return COPY_LAUNCH_S + bytes / COPY_BYTES_PER_S;
 }
 
 /* the workspace the copies take, before the inner plan's */
@@ -116,10 +160,25 @@ int copies_for(const shim_sgemm_args *p)
     return chosen ? chosen : k_contiguous(p);
 }
 
-cudaError_t copy_operand(const float *src, int64_t lds, float *dst, int rows, int k, cudaStream_t stream)
+copy_job make_job(const float *src, int64_t lds, float *dst, int rows, int k)
 {
-    const dim3 grid((unsigned)((k + TILE - 1) / TILE), (unsigned)std::min<int64_t>(((int64_t)rows + TILE - 1) / TILE, 65535));
-    transpose_kernel<<<grid, TILE * ROWS_PER_PASS, 0, stream>>>(src, lds, dst, copied_ld(rows), rows, k);
+    copy_job j;
+    j.src = src;
+    j.lds = lds;
+    j.dst = dst;
+    j.ldd = copied_ld(rows);
+    j.rows = rows;
+    j.k = k;
+    j.vec = aligned16(src) && lds % 4 == 0;
+    j.tiles_l = ((int64_t)k + TILE - 1) / TILE;
+    j.tiles = j.tiles_l * (((int64_t)rows + TILE - 1) / TILE);
+    return j;
+}
+
+cudaError_t copy_operands(const copy_jobs &jobs, cudaStream_t stream)
+{
+    const unsigned grid = (unsigned)std::min<int64_t>(jobs.tiles, INT32_MAX);
+    transpose_kernel<<<grid, COPY_THREADS, 0, stream>>>(jobs);
     return cudaGetLastError();
 }
 
@@ -195,15 +254,20 @@ cudaError_t transpose_first_launch(const shim_sgemm_args *p)
         int rows;
         const float **dst;
     } operands[] = {{COPY_A, p->a, p->lda, p->m, &q.a}, {COPY_B, p->b, p->ldb, p->n, &q.b}};
+    copy_jobs jobs = {};
     for (const auto &o : operands) {
         if (!(copies & o.bit))
             continue;
         float *dst = reinterpret_cast<float *>(work);
-        const cudaError_t err = copy_operand(o.src, o.ld, dst, o.rows, p->k, p->stream);
-        if (err != cudaSuccess)
-            return err;
+        jobs.op[jobs.count] = make_job(o.src, o.ld, dst, o.rows, p->k);
+        jobs.tiles += jobs.op[jobs.count++].tiles;
         *o.dst = dst;
         work += copied_bytes(o.rows, p->k);
+    }
+    if (jobs.tiles > 0) {
+        const cudaError_t err = copy_operands(jobs, p->stream);
+        if (err != cudaSuccess)
+            return err;
     }
     q.work = work;
     q.work_bytes = (size_t)(end - work);
