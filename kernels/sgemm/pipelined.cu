@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     using place = block_place<CFG, MODE_A, MODE_B>;
     extern __shared__ float4 smem_raw[];
     constexpr int A_STAGE = place::path_a::STAGE, B_STAGE = place::path_b::STAGE;
-    wait_for_primary(); /* launched as a dependent (launch_modes): what the kernel before wrote is visible */
+    wait_for_primary(); /* launched as a dependent (launch_at): what the kernel before wrote is visible */
     allow_dependents(); /* a split plan's reduction may be placed once every block has started */
 
     int t = (int)blockIdx.x, slice = 0, kbegin = 0, kend = p.k;
@@ -142,7 +142,7 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
         return cudaErrorInvalidValue;
     int ma, mb;
     load_modes(p, q, config(pl.cfg), ma, mb);
-    const cudaError_t err = launchers[pl.cfg](ma, mb, q, sc, ws, (int)blocks, p->stream);
+    const cudaError_t err = launchers[pl.cfg](ma, mb, q, sc, ws, launch_at{(int)blocks, p->stream, p->dependent != 0});
     if (err != cudaSuccess || pl.split_tiles == 0)
         return err;
     return launch_split_reduce(p, pl, ws);

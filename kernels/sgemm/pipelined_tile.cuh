@@ -566,15 +566,23 @@ inline void load_modes(const shim_sgemm_args *p, const problem &q, const tile_co
     mb = !p->transb ? ((k16 & K16_B) ? LOAD_K16 : LOAD_K4) : q.b.vec ? LOAD_R16 : LOAD_R4;
 }
 
+/* where and how a plan's kernel is launched: its grid, its stream, and whether as a programmatic
+ * dependent of the kernel before it (transpose_first's copy, which allows it as its blocks end) */
+struct launch_at {
+    int blocks;
+    cudaStream_t stream;
+    bool dependent;
+};
+
 /* A kernel family for the launch tables: ENTRY<CFG, MA, MB>::kernel is its instantiation and
  * ENTRY<CFG, MA, MB>::built whether it exists for CFG. Launches it with the configuration's shared
  * memory, K16 falling back to K4 where it does not fit. Every kernel of a family calls
  * wait_for_primary() before it touches memory. */
 template <class CFG, int MA, int MB, template <class, int, int> class ENTRY>
-cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
+cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const launch_at &at)
 {
     if constexpr (!fits<CFG, MA, MB>()) {
-        return launch_modes<CFG, without_k16(MA), without_k16(MB), ENTRY>(q, sc, ws, blocks, stream);
+        return launch_modes<CFG, without_k16(MA), without_k16(MB), ENTRY>(q, sc, ws, at);
     } else if constexpr (!ENTRY<CFG, MA, MB>::built) {
         return cudaErrorInvalidConfiguration;
     } else {
@@ -584,14 +592,14 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, int block
         const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
         if (err != cudaSuccess)
             return err;
-        /* as a programmatic dependent of the kernel before it: after transpose_first's copies (which
-         * allow it at their start) its launch and the placing of its blocks overlap their tail; the
-         * kernels wait_for_primary before their first memory access */
-        return launch_dependent(kernel, dim3((unsigned)blocks), dim3(CFG::THREADS), smem, stream, q, sc, ws);
+        if (at.dependent)
+            return launch_dependent(kernel, dim3((unsigned)at.blocks), dim3(CFG::THREADS), smem, at.stream, q, sc, ws);
+        kernel<<<(unsigned)at.blocks, CFG::THREADS, smem, at.stream>>>(q, sc, ws);
+        return cudaGetLastError();
     }
 }
 
-using modes_launcher = cudaError_t (*)(const problem &, const sched &, float *, int, cudaStream_t);
+using modes_launcher = cudaError_t (*)(const problem &, const sched &, float *, const launch_at &);
 /* launch_modes of CFG for every (A mode, B mode), indexed by ma * LOAD_MODES + mb */
 template <class CFG, template <class, int, int> class ENTRY, int... I>
 constexpr std::array<modes_launcher, sizeof...(I)> modes_table(std::integer_sequence<int, I...>)
@@ -600,14 +608,14 @@ constexpr std::array<modes_launcher, sizeof...(I)> modes_table(std::integer_sequ
 }
 
 template <class CFG, template <class, int, int> class ENTRY>
-cudaError_t launch_config(int ma, int mb, const problem &q, const sched &sc, float *ws, int blocks, cudaStream_t stream)
+cudaError_t launch_config(int ma, int mb, const problem &q, const sched &sc, float *ws, const launch_at &at)
 {
     static constexpr auto table = modes_table<CFG, ENTRY>(std::make_integer_sequence<int, LOAD_MODES * LOAD_MODES>{});
-    return table[ma * LOAD_MODES + mb](q, sc, ws, blocks, stream);
+    return table[ma * LOAD_MODES + mb](q, sc, ws, at);
 }
 
 /* one launcher per configuration, indexed by tile_config_id */
-using config_launcher = cudaError_t (*)(int, int, const problem &, const sched &, float *, int, cudaStream_t);
+using config_launcher = cudaError_t (*)(int, int, const problem &, const sched &, float *, const launch_at &);
 template <template <class, int, int> class ENTRY, size_t... I>
 constexpr std::array<config_launcher, sizeof...(I)> config_table(std::index_sequence<I...>)
 {

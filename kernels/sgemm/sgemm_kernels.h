@@ -36,6 +36,9 @@ typedef struct shim_sgemm_args {
     size_t work_bytes;
     cudaStream_t stream;
     int math; /* enum shim_sgemm_math: which variants the selector chooses among */
+    /* 1: the kernel before this call's first kernel on stream is transpose_first's copy, which
+     * allows a programmatic dependent as its blocks end: the pipelined kernels are launched as one */
+    int dependent;
 } shim_sgemm_args;
 
 typedef struct shim_sgemm_variant {

@@ -91,7 +91,6 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     const stream_k sk{sc.tiles_m * sc.tiles_n * sc.ktiles, sc.sk_blocks, sc.ktiles};
     int *const arrived = reinterpret_cast<int *>(ws + 2 * (int64_t)sk.blocks * (BM * BN));
     const int b = (int)blockIdx.x, end = sk.first_unit(b + 1);
-    wait_for_primary(); /* launched as a dependent (launch_modes): what the kernel before wrote is visible */
     if (threadIdx.x == 0)
         finishing = 0;
     for (int u = sk.first_unit(b); u < end;) {
@@ -164,7 +163,8 @@ cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl)
         return err;
     int ma, mb;
     load_modes(p, q, c, ma, mb);
-    return launchers[pl.cfg](ma, mb, q, sc, ws, pl.sk_blocks, p->stream);
+    /* after the memset, not as a dependent: the copy before it is not the kernel before it */
+    return launchers[pl.cfg](ma, mb, q, sc, ws, launch_at{pl.sk_blocks, p->stream, false});
 }
 
 } // namespace sgemm

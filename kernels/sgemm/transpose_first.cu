@@ -52,12 +52,13 @@ struct copy_jobs {
 /* Each step reads a tile along l (16-byte loads where the row has four elements left and the
  * operand is 16-byte capable, else element by element) into shared memory as [r][l], and writes it
  * along r by 16-byte stores: the copy's ldd is a multiple of 32 and its base 256-byte aligned. Rows
- * r in [rows, ldd) of the copy get zeros; rows past ldd are not written. The copy allows its
- * dependent (the inner plan's kernel) to be placed at its start: that kernel waits for it. */
+ * r in [rows, ldd) of the copy get zeros; rows past ldd are not written. The inner plan's kernel
+ * is launched as a programmatic dependent of the copy, allowed as each block ends (not at its
+ * start: placed among running copy blocks, a one-wave plan's blocks were packed two to an SM on
+ * half the SMs and ran 1.8x slower, docs/notes/sgemm.md); it waits for the copy at its top. */
 __global__ void __launch_bounds__(COPY_THREADS) transpose_kernel(const copy_jobs jobs)
 {
     __shared__ float tile[TILE][TILE + 1];
-    allow_dependents();
     const int chunk = (int)threadIdx.x % CHUNKS, line = (int)threadIdx.x / CHUNKS;
     for (int64_t t = blockIdx.x; t < jobs.tiles; t += gridDim.x) {
         const bool second = jobs.count > 1 && t >= jobs.op[0].tiles;
@@ -97,6 +98,7 @@ __global__ void __launch_bounds__(COPY_THREADS) transpose_kernel(const copy_jobs
             }
         }
     }
+    allow_dependents();
 }
 
 int64_t copied_ld(int rows)
@@ -268,6 +270,7 @@ cudaError_t transpose_first_launch(const shim_sgemm_args *p)
         const cudaError_t err = copy_operands(jobs, p->stream);
         if (err != cudaSuccess)
             return err;
+        q.dependent = 1;
     }
     q.work = work;
     q.work_bytes = (size_t)(end - work);
