@@ -72,7 +72,8 @@ int main(int argc, char **argv)
         return 1;
     }
     char names_buf[1024];
-    snprintf(names_buf, sizeof names_buf, "%s", argc > 3 ? (strcmp(argv[3], "none") ? argv[3] : "") : DEFAULT_NAMES);
+    snprintf(names_buf, sizeof names_buf, "%s",
+             argc > 3 ? (strcmp(argv[3], "none") ? argv[3] : "") : DEFAULT_NAMES);
     const shim_sgemm_variant *cand[MAX_NAMES];
     int ncand = 0;
     for (char *save = NULL, *tok = strtok_r(names_buf, ",", &save); tok && ncand < MAX_NAMES;
@@ -131,8 +132,24 @@ int main(int argc, char **argv)
     int off5 = 0;
     for (int s = 0; s < count; s++) {
         const struct shape sh = shapes[s];
-        const shim_sgemm_args p = {sh.ta, sh.tb, sh.m, sh.n, sh.k, 1.0f, 0.0f, a, sh.ta ? sh.k : sh.m,
-                                   b, sh.tb ? sh.n : sh.k, c, sh.m, NULL, 0, stream, SHIM_SGEMM_FP32, 0};
+        const shim_sgemm_args p = {sh.ta,
+                                   sh.tb,
+                                   sh.m,
+                                   sh.n,
+                                   sh.k,
+                                   1.0f,
+                                   0.0f,
+                                   a,
+                                   sh.ta ? sh.k : sh.m,
+                                   b,
+                                   sh.tb ? sh.n : sh.k,
+                                   c,
+                                   sh.m,
+                                   NULL,
+                                   0,
+                                   stream,
+                                   SHIM_SGEMM_FP32,
+                                   0};
         char cs[3] = {sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', 0}, how[256];
         double best = INFINITY;
         const char *best_name = "";

@@ -29,8 +29,8 @@ __device__ __forceinline__ void wait_for_primary()
  * it on stream; an ordinary launch where the attribute is refused. Returns the launch's error, and
  * leaves no error behind for the caller's next check. */
 template <typename... Params, typename... Args>
-cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
-                             Args... args)
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                             cudaStream_t stream, Args... args)
 {
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;

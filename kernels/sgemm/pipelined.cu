@@ -142,7 +142,8 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
         return cudaErrorInvalidValue;
     int ma, mb;
     load_modes(p, q, config(pl.cfg), ma, mb);
-    const cudaError_t err = launchers[pl.cfg](ma, mb, q, sc, ws, launch_at{(int)blocks, p->stream, p->dependent != 0});
+    const cudaError_t err =
+        launchers[pl.cfg](ma, mb, q, sc, ws, launch_at{(int)blocks, p->stream, p->dependent != 0});
     if (err != cudaSuccess || pl.split_tiles == 0)
         return err;
     return launch_split_reduce(p, pl, ws);

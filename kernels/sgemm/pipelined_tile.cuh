@@ -593,7 +593,8 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
         if (err != cudaSuccess)
             return err;
         if (at.dependent)
-            return launch_dependent(kernel, dim3((unsigned)at.blocks), dim3(CFG::THREADS), smem, at.stream, q, sc, ws);
+            return launch_dependent(kernel, dim3((unsigned)at.blocks), dim3(CFG::THREADS), smem, at.stream, q,
+                                    sc, ws);
         kernel<<<(unsigned)at.blocks, CFG::THREADS, smem, at.stream>>>(q, sc, ws);
         return cudaGetLastError();
     }

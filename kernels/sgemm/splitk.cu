@@ -87,8 +87,8 @@ cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const 
     /* A programmatic dependent launch (compute capability 9.0 and later): the reduction's launch is
      * processed, and its blocks placed, while the main kernel's last wave drains; each block waits
      * at its start until the main kernel has finished and its writes are visible. */
-    return launch_dependent(split_reduce_kernel, dim3((unsigned)blocks), dim3(REDUCE_THREADS), 0, p->stream, make_problem(p), ra,
-                            reinterpret_cast<const float4 *>(ws));
+    return launch_dependent(split_reduce_kernel, dim3((unsigned)blocks), dim3(REDUCE_THREADS), 0, p->stream,
+                            make_problem(p), ra, reinterpret_cast<const float4 *>(ws));
 }
 
 float *aligned_work(const shim_sgemm_args *p)

@@ -92,8 +92,8 @@ __global__ void __launch_bounds__(COPY_THREADS) transpose_kernel(const copy_jobs
             const int64_t l = l0 + line + i, r = r0 + 4 * chunk;
             if (l < j.k && r < j.ldd) {
                 const int c = line + i;
-                const float4 f = make_float4(tile[4 * chunk][c], tile[4 * chunk + 1][c], tile[4 * chunk + 2][c],
-                                             tile[4 * chunk + 3][c]);
+                const float4 f = make_float4(tile[4 * chunk][c], tile[4 * chunk + 1][c],
+                                             tile[4 * chunk + 2][c], tile[4 * chunk + 3][c]);
                 *reinterpret_cast<float4 *>(j.dst + l * j.ldd + r) = f;
             }
         }
@@ -141,8 +141,8 @@ shim_sgemm_args copied_form(const shim_sgemm_args *p, int copies)
 
 double copies_seconds(const shim_sgemm_args *p, int copies)
 {
-    const double bytes =
-        ((copies & COPY_A) ? copy_traffic(p->m, p->k) : 0.0) + ((copies & COPY_B) ? copy_traffic(p->n, p->k) : 0.0);
+    const double bytes = ((copies & COPY_A) ? copy_traffic(p->m, p->k) : 0.0) +
+                         ((copies & COPY_B) ? copy_traffic(p->n, p->k) : 0.0);
     return COPY_LAUNCH_S + bytes / COPY_BYTES_PER_S;
 }
 

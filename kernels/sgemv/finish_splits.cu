@@ -48,7 +48,8 @@ static cudaError_t launch_finish(const float *part, int splits, long long count,
     const unsigned grid = (unsigned)ceil_div(count, outs_per_block);
     /* a programmatic dependent launch: scheduled while the split kernel still runs (it signals at
      * its start), waiting in wait_for_primary for its completion, so the launch gap is hidden */
-    return launch_dependent(finish_splits_kernel<G>, dim3(grid), dim3(kBlock), 0, stream, part, splits, count, alpha, beta, y);
+    return launch_dependent(finish_splits_kernel<G>, dim3(grid), dim3(kBlock), 0, stream, part, splits, count,
+                            alpha, beta, y);
 }
 
 cudaError_t finish_splits(const float *part, int splits, long long count, float alpha, float beta, float *y,
