@@ -18,7 +18,8 @@ namespace {
 
 /* a block copies a TILE x TILE tile (TILE rows of TILE k each) per step, its threads moving 16
  * bytes at a time: 16 threads a row of the source, then 16 threads a column of the copy */
-constexpr int TILE = 64, COPY_THREADS = 256, CHUNKS = TILE / 4, LINES_PER_PASS = COPY_THREADS / CHUNKS;
+constexpr int TILE = 64, COPY_THREADS = 256, CHUNKS = TILE / 4, LINES_PER_PASS = COPY_THREADS / CHUNKS,
+              PASSES = TILE / LINES_PER_PASS;
 /* the copied operand's leading dimension is a multiple of this (128-byte rows) */
 constexpr int64_t LD_ALIGN = 32;
 constexpr size_t WORK_ALIGN = 256;
@@ -62,30 +63,38 @@ __global__ void __launch_bounds__(COPY_THREADS) transpose_kernel(const copy_jobs
     const int chunk = (int)threadIdx.x % CHUNKS, line = (int)threadIdx.x / CHUNKS;
     for (int64_t t = blockIdx.x; t < jobs.tiles; t += gridDim.x) {
         const bool second = jobs.count > 1 && t >= jobs.op[0].tiles;
-        const copy_job &j = second ? jobs.op[1] : jobs.op[0];
+        const copy_job j = second ? jobs.op[1] : jobs.op[0];
         const int64_t u = second ? t - jobs.op[0].tiles : t;
         const int64_t l0 = u % j.tiles_l * TILE, r0 = u / j.tiles_l * TILE;
-        __syncthreads(); /* the last step's reads of the tile are done */
+        /* every pass's loads first, then the stores to shared memory: with each pass's stores
+         * before the next pass's loads, the four loads waited out their latencies one after
+         * another (docs/notes/sgemm.md) */
+        float v[PASSES][4];
 #pragma unroll
-        for (int i = 0; i < TILE; i += LINES_PER_PASS) {
-            const int64_t r = r0 + line + i, l = l0 + 4 * chunk;
-            float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int i = 0; i < PASSES; ++i) {
+            const int64_t r = r0 + line + i * LINES_PER_PASS, l = l0 + 4 * chunk;
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                v[i][e] = 0.0f;
             if (r < j.rows) {
                 const float *row = j.src + r * j.lds;
                 if (j.vec && l + 4 <= j.k) {
                     const float4 f = __ldg(reinterpret_cast<const float4 *>(row + l));
-                    v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+                    v[i][0] = f.x, v[i][1] = f.y, v[i][2] = f.z, v[i][3] = f.w;
                 } else {
 #pragma unroll
                     for (int e = 0; e < 4; ++e)
                         if (l + e < j.k)
-                            v[e] = __ldg(row + l + e);
+                            v[i][e] = __ldg(row + l + e);
                 }
             }
+        }
+        __syncthreads(); /* the last step's reads of the tile are done */
+#pragma unroll
+        for (int i = 0; i < PASSES; ++i)
 #pragma unroll
             for (int e = 0; e < 4; ++e)
-                tile[line + i][4 * chunk + e] = v[e];
-        }
+                tile[line + i * LINES_PER_PASS][4 * chunk + e] = v[i][e];
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < TILE; i += LINES_PER_PASS) {
