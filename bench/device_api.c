@@ -186,9 +186,22 @@ static void kernel_shim(int i, void *p, cudaStream_t stream)
     shape_ctx *x = p;
     const int s = i % x->sets;
     if (x->bc->routine == SGEMM) {
-        shim_sgemm_args a = {
-            x->trans_a, x->trans_b, x->m,    x->n,   x->k,    1.0f,          0.0f,   x->a[s],         x->lda,
-            x->b[s],    x->ldb,     x->c[s], x->ldc, x->work, x->work_bytes, stream, SHIM_SGEMM_FP32, 0};
+        shim_sgemm_args a = {.transa = x->trans_a,
+                             .transb = x->trans_b,
+                             .m = x->m,
+                             .n = x->n,
+                             .k = x->k,
+                             .alpha = 1.0f,
+                             .a = x->a[s],
+                             .lda = x->lda,
+                             .b = x->b[s],
+                             .ldb = x->ldb,
+                             .c = x->c[s],
+                             .ldc = x->ldc,
+                             .work = x->work,
+                             .work_bytes = x->work_bytes,
+                             .stream = stream,
+                             .math = SHIM_SGEMM_FP32};
         BENCH_CUDA(shim_sgemm_run(x->gemm_variant, &a));
     } else {
         shim_sgemv_args a = {x->trans_a, x->m, x->n, 1.0f, 0.0f, x->a[s], x->lda, x->b[s], x->c[s],
@@ -242,9 +255,20 @@ static void setup(shape_ctx *x, const bench_case *bc, cublasHandle_t handle, cud
     x->c_ref = x->pool_c + csz * x->sets;
 
     if (bc->routine == SGEMM) {
-        shim_sgemm_args a = {x->trans_a,      x->trans_b, x->m,   x->n,    x->k,   1.0f, 0.0f, x->a[0],
-                             x->lda,          x->b[0],    x->ldb, x->c[0], x->ldc, NULL, 0,    stream,
-                             SHIM_SGEMM_FP32, 0};
+        shim_sgemm_args a = {.transa = x->trans_a,
+                             .transb = x->trans_b,
+                             .m = x->m,
+                             .n = x->n,
+                             .k = x->k,
+                             .alpha = 1.0f,
+                             .a = x->a[0],
+                             .lda = x->lda,
+                             .b = x->b[0],
+                             .ldb = x->ldb,
+                             .c = x->c[0],
+                             .ldc = x->ldc,
+                             .stream = stream,
+                             .math = SHIM_SGEMM_FP32};
         x->gemm_variant = shim_sgemm_select(&a);
         x->work_bytes = shim_sgemm_work_bytes(x->gemm_variant, &a);
     } else {

@@ -75,8 +75,20 @@ static shim_sgemm_args args_of(int method, int ta, int tb, int m, int n, int k, 
 {
     const shim_sgemm_variant *v = method_variant[method];
     const int math = v ? v->math : method == OURS_3XTF32 ? SHIM_SGEMM_3XTF32 : SHIM_SGEMM_FP32;
-    shim_sgemm_args p = {ta, tb,         m, n, k,    1.0f, 0.0f,   a,    ta ? k : m,
-                         b,  tb ? n : k, c, m, NULL, 0,    stream, math, 0};
+    shim_sgemm_args p = {.transa = ta,
+                         .transb = tb,
+                         .m = m,
+                         .n = n,
+                         .k = k,
+                         .alpha = 1.0f,
+                         .a = a,
+                         .lda = ta ? k : m,
+                         .b = b,
+                         .ldb = tb ? n : k,
+                         .c = c,
+                         .ldc = m,
+                         .stream = stream,
+                         .math = math};
     return p;
 }
 

@@ -132,24 +132,20 @@ int main(int argc, char **argv)
     int off5 = 0;
     for (int s = 0; s < count; s++) {
         const struct shape sh = shapes[s];
-        const shim_sgemm_args p = {sh.ta,
-                                   sh.tb,
-                                   sh.m,
-                                   sh.n,
-                                   sh.k,
-                                   1.0f,
-                                   0.0f,
-                                   a,
-                                   sh.ta ? sh.k : sh.m,
-                                   b,
-                                   sh.tb ? sh.n : sh.k,
-                                   c,
-                                   sh.m,
-                                   NULL,
-                                   0,
-                                   stream,
-                                   SHIM_SGEMM_FP32,
-                                   0};
+        const shim_sgemm_args p = {.transa = sh.ta,
+                                   .transb = sh.tb,
+                                   .m = sh.m,
+                                   .n = sh.n,
+                                   .k = sh.k,
+                                   .alpha = 1.0f,
+                                   .a = a,
+                                   .lda = sh.ta ? sh.k : sh.m,
+                                   .b = b,
+                                   .ldb = sh.tb ? sh.n : sh.k,
+                                   .c = c,
+                                   .ldc = sh.m,
+                                   .stream = stream,
+                                   .math = SHIM_SGEMM_FP32};
         char cs[3] = {sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', 0}, how[256];
         double best = INFINITY;
         const char *best_name = "";

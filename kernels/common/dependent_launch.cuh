@@ -1,8 +1,9 @@
 /* Programmatic dependent launch (compute capability 9.0 and later), shared by the kernels whose
  * second pass reads what the first wrote (sgemv's split finish, sgemm's split-K reduction, sgemm's
  * pipelined kernels after transpose_first's copies).
- * The first kernel calls allow_dependents() at its start: the second, launched after it on the
- * same stream by launch_dependent(), may then be placed on the GPU while the first still runs.
+ * The first kernel calls allow_dependents() (at its start, or as its blocks end where the second's
+ * blocks must not be placed among its own): the second, launched after it on the same stream by
+ * launch_dependent(), may then be placed on the GPU while the first still runs.
  * The second calls wait_for_primary() before it reads anything the first wrote: from there on the
  * first kernel has completed and its writes are visible. Launched without the attribute (a device
  * or driver that refuses it) both are no-ops and stream order alone orders the two. */

@@ -86,9 +86,18 @@ static int measure_gpu(shim_cost_model *m, const char **why)
         /* kernels on device data: a 2048 square sgemm; sgemv over 128 MB in both forms */
         const int n = 2048;
         float *a = dev, *b = dev + (size_t)n * n, *c = dev + 2 * (size_t)n * n;
-        shim_sgemm_args g = {
-            0, 0, n, n, n, 1.0f, 0.0f, a, n, b, n, c, n, NULL, 0, t->stream, shim_config_get()->sgemm_math,
-            0};
+        shim_sgemm_args g = {.m = n,
+                             .n = n,
+                             .k = n,
+                             .alpha = 1.0f,
+                             .a = a,
+                             .lda = n,
+                             .b = b,
+                             .ldb = n,
+                             .c = c,
+                             .ldc = n,
+                             .stream = t->stream,
+                             .math = shim_config_get()->sgemm_math};
         const shim_sgemm_variant *gv = shim_sgemm_select(&g);
         g.work_bytes = shim_sgemm_work_bytes(gv, &g);
         rc = g.work_bytes && shim_gpu_fail(cudaMalloc(&work, g.work_bytes), "measure", why);
