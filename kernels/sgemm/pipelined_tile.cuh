@@ -413,15 +413,14 @@ __device__ __forceinline__ void tile_product(const problem &p, const block_place
         if constexpr (path_b::RAW)
             path_b::transpose::all(Bs + stage * B_STAGE, Bt + (kt & 1) * path_b::TILE, tid);
     };
-    auto transpose_part = [&](int stage, int kt, int kk) {
+    /* chunk kk's share of tile kt + 1's stages (a_raw, b_raw) transposed into its tiles (a_t, b_t) */
+    auto transpose_part = [&](const float *a_raw, float *a_t, const float *b_raw, float *b_t, int kk) {
         if constexpr (path_a::RAW)
             if (path_a::transpose::due(kk) >= 0)
-                path_a::transpose::chunk(As + stage * A_STAGE, At + (kt & 1) * path_a::TILE, tid,
-                                         path_a::transpose::due(kk));
+                path_a::transpose::chunk(a_raw, a_t, tid, path_a::transpose::due(kk));
         if constexpr (path_b::RAW)
             if (path_b::transpose::due(kk) >= 0)
-                path_b::transpose::chunk(Bs + stage * B_STAGE, Bt + (kt & 1) * path_b::TILE, tid,
-                                         path_b::transpose::due(kk));
+                path_b::transpose::chunk(b_raw, b_t, tid, path_b::transpose::due(kk));
     };
     /* where tile kt's fragments are read from: its stage, or a K16 operand's transposed tile */
     auto a_src = [&](int stage, int kt) { return path_a::RAW ? At + (kt & 1) * path_a::TILE : As + stage * A_STAGE; };
@@ -451,7 +450,16 @@ __device__ __forceinline__ void tile_product(const problem &p, const block_place
     const int whole_tiles = la.whole_rows && lb.whole_rows ? (kend - kbegin) / BK : 0;
     const int steady = max(0, min(ktiles, whole_tiles - (STAGES - 1)));
     auto k_tile = [&](int kt, auto whole) {
-        const bool transpose_next = RAW && kt + 1 < ktiles;
+        /* K16: tile kt + 1 is transposed among tile kt's steps. In the steady run it always
+         * exists (kt + 1 < steady + STAGES - 1 <= ktiles), so no test there: with one, each
+         * chunk's loads and stores sat behind a branch of their own, fenced off from the FFMAs,
+         * and re-derived their addresses; here they are found once a k tile (docs/notes/sgemm.md,
+         * "the K16 transpose without a branch") */
+        const bool transpose_next = RAW && (decltype(whole)::value || kt + 1 < ktiles);
+        const int next_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+        const float *const a_raw = As + next_stage * A_STAGE, *const b_raw = Bs + next_stage * B_STAGE;
+        float *const a_t = At + ((kt + 1) & 1) * path_a::TILE;
+        float *const b_t = Bt + ((kt + 1) & 1) * path_b::TILE;
 #pragma unroll
         for (int kk = 0; kk < KSTEPS; ++kk) {
             if (kk == KSTEPS - 1) {
@@ -488,8 +496,8 @@ __device__ __forceinline__ void tile_product(const problem &p, const block_place
                 a_write = wrap ? a_write - 4u * (STAGES - 1) * A_STAGE : a_write + 4u * A_STAGE;
                 b_write = wrap ? b_write - 4u * (STAGES - 1) * B_STAGE : b_write + 4u * B_STAGE;
             }
-            if (transpose_next && kk < KSTEPS - 1) /* read_stage is still tile kt's (KG is 1 here) */
-                transpose_part(read_stage + 1 == STAGES ? 0 : read_stage + 1, kt + 1, kk);
+            if (transpose_next && kk < KSTEPS - 1) /* KG is 1 here */
+                transpose_part(a_raw, a_t, b_raw, b_t, kk);
             outer_product(acc, af[kk % 2], bf[kk % 2]);
         }
     };

@@ -8,6 +8,7 @@
  * The products are the same FMAs in the same k order as any FP32 plan: only where the operands'
  * bytes sit changes. */
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "sgemm_device.cuh"
@@ -50,60 +51,76 @@ struct copy_jobs {
     int64_t tiles; /* of all jobs */
 };
 
-/* Each step reads a tile along l (16-byte loads where the row has four elements left and the
- * operand is 16-byte capable, else element by element) into shared memory as [r][l], and writes it
- * along r by 16-byte stores: the copy's ldd is a multiple of 32 and its base 256-byte aligned. Rows
- * r in [rows, ldd) of the copy get zeros; rows past ldd are not written. The inner plan's kernel
- * is launched as a programmatic dependent of the copy, allowed as each block ends (not at its
- * start: placed among running copy blocks, a one-wave plan's blocks were packed two to an SM on
- * half the SMs and ran 1.8x slower, docs/notes/sgemm.md); it waits for the copy at its top. */
-__global__ void __launch_bounds__(COPY_THREADS) transpose_kernel(const copy_jobs jobs)
+/* Each step reads U tiles along l (16-byte loads where the row has four elements left and the
+ * operand is 16-byte capable, else element by element) into shared memory as [r][l], and writes
+ * them along r by 16-byte stores: the copy's ldd is a multiple of 32 and its base 256-byte aligned.
+ * Rows r in [rows, ldd) of the copy get zeros; rows past ldd are not written. Every load of a step
+ * is issued before its first store (one after another, the tiles' loads waited out their latencies
+ * in a row: 4.5 % of a large copy), so a block with two tiles (U = 2, where the tiles are more than
+ * one wave of blocks) waits one round of latency for both, where a second wave of blocks waited a
+ * second (docs/notes/sgemm.md, "the copy's tiles two to a block"). The inner plan's kernel is
+ * launched as a programmatic dependent of the copy, allowed as each block ends (not at its start:
+ * placed among running copy blocks, a one-wave plan's blocks were packed two to an SM on half the
+ * SMs and ran 1.8x slower, docs/notes/sgemm.md); it waits for the copy at its top. */
+template <int U>
+__global__ void __launch_bounds__(COPY_THREADS, U == 1 ? 6 : 5) transpose_kernel(const copy_jobs jobs)
 {
-    __shared__ float tile[TILE][TILE + 1];
+    __shared__ float tile[U][TILE][TILE + 1];
     const int chunk = (int)threadIdx.x % CHUNKS, line = (int)threadIdx.x / CHUNKS;
-    for (int64_t t = blockIdx.x; t < jobs.tiles; t += gridDim.x) {
-        const bool second = jobs.count > 1 && t >= jobs.op[0].tiles;
-        const copy_job j = second ? jobs.op[1] : jobs.op[0];
-        const int64_t u = second ? t - jobs.op[0].tiles : t;
-        const int64_t l0 = u % j.tiles_l * TILE, r0 = u / j.tiles_l * TILE;
-        /* every pass's loads first, then the stores to shared memory (with each pass's stores
-         * before the next pass's loads, the loads waited out their latencies one after another:
-         * 4.5 % of a large copy, docs/notes/sgemm.md) */
-        float v[PASSES][4];
+    for (int64_t t0 = (int64_t)blockIdx.x * U; t0 < jobs.tiles; t0 += (int64_t)gridDim.x * U) {
+        copy_job j[U];
+        int64_t l0[U], r0[U];
+        float v[U][PASSES][4];
 #pragma unroll
-        for (int i = 0; i < PASSES; ++i) {
-            const int64_t r = r0 + line + i * LINES_PER_PASS, l = l0 + 4 * chunk;
+        for (int u = 0; u < U; ++u) {
+            const int64_t t = min(t0 + u, jobs.tiles - 1); /* a missing second tile repeats the first */
+            const bool second = jobs.count > 1 && t >= jobs.op[0].tiles;
+            j[u] = second ? jobs.op[1] : jobs.op[0];
+            const int64_t w = second ? t - jobs.op[0].tiles : t;
+            l0[u] = w % j[u].tiles_l * TILE;
+            r0[u] = w / j[u].tiles_l * TILE;
 #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                v[i][e] = 0.0f;
-            if (r < j.rows) {
-                const float *row = j.src + r * j.lds;
-                if (j.vec && l + 4 <= j.k) {
-                    const float4 f = __ldg(reinterpret_cast<const float4 *>(row + l));
-                    v[i][0] = f.x, v[i][1] = f.y, v[i][2] = f.z, v[i][3] = f.w;
-                } else {
+            for (int i = 0; i < PASSES; ++i) {
+                const int64_t r = r0[u] + line + i * LINES_PER_PASS, l = l0[u] + 4 * chunk;
 #pragma unroll
-                    for (int e = 0; e < 4; ++e)
-                        if (l + e < j.k)
-                            v[i][e] = __ldg(row + l + e);
+                for (int e = 0; e < 4; ++e)
+                    v[u][i][e] = 0.0f;
+                if (r < j[u].rows) {
+                    const float *row = j[u].src + r * j[u].lds;
+                    if (j[u].vec && l + 4 <= j[u].k) {
+                        const float4 f = __ldg(reinterpret_cast<const float4 *>(row + l));
+                        v[u][i][0] = f.x, v[u][i][1] = f.y, v[u][i][2] = f.z, v[u][i][3] = f.w;
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < 4; ++e)
+                            if (l + e < j[u].k)
+                                v[u][i][e] = __ldg(row + l + e);
+                    }
                 }
             }
         }
-        __syncthreads(); /* the last step's reads of the tile are done */
+        __syncthreads(); /* the last step's reads of the tiles are done */
 #pragma unroll
-        for (int i = 0; i < PASSES; ++i)
+        for (int u = 0; u < U; ++u)
 #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                tile[line + i * LINES_PER_PASS][4 * chunk + e] = v[i][e];
+            for (int i = 0; i < PASSES; ++i)
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    tile[u][line + i * LINES_PER_PASS][4 * chunk + e] = v[u][i][e];
         __syncthreads();
 #pragma unroll
-        for (int i = 0; i < TILE; i += LINES_PER_PASS) {
-            const int64_t l = l0 + line + i, r = r0 + 4 * chunk;
-            if (l < j.k && r < j.ldd) {
-                const int c = line + i;
-                const float4 f = make_float4(tile[4 * chunk][c], tile[4 * chunk + 1][c],
-                                             tile[4 * chunk + 2][c], tile[4 * chunk + 3][c]);
-                *reinterpret_cast<float4 *>(j.dst + l * j.ldd + r) = f;
+        for (int u = 0; u < U; ++u) {
+            if (u > 0 && t0 + u >= jobs.tiles)
+                break;
+#pragma unroll
+            for (int i = 0; i < TILE; i += LINES_PER_PASS) {
+                const int64_t l = l0[u] + line + i, r = r0[u] + 4 * chunk;
+                if (l < j[u].k && r < j[u].ldd) {
+                    const int c = line + i;
+                    const float4 f = make_float4(tile[u][4 * chunk][c], tile[u][4 * chunk + 1][c],
+                                                 tile[u][4 * chunk + 2][c], tile[u][4 * chunk + 3][c]);
+                    *reinterpret_cast<float4 *>(j[u].dst + l * j[u].ldd + r) = f;
+                }
             }
         }
     }
@@ -158,7 +175,8 @@ double copies_seconds(const shim_sgemm_args *p, int copies)
 /* the workspace the copies take, before the inner plan's */
 size_t copies_bytes(const shim_sgemm_args *p, int copies)
 {
-    return ((copies & COPY_A) ? copied_bytes(p->m, p->k) : 0) + ((copies & COPY_B) ? copied_bytes(p->n, p->k) : 0);
+    return ((copies & COPY_A) ? copied_bytes(p->m, p->k) : 0) +
+           ((copies & COPY_B) ? copied_bytes(p->n, p->k) : 0);
 }
 
 /* which operands this variant copies: the model's choice, or every K-contiguous one when the model
@@ -186,10 +204,30 @@ copy_job make_job(const float *src, int64_t lds, float *dst, int rows, int k)
     return j;
 }
 
+/* blocks of transpose_kernel<1> an SM can hold (asked once) */
+int copy_blocks_per_sm()
+{
+    static std::atomic<int> known{0};
+    int n = known.load(std::memory_order_relaxed);
+    if (n == 0) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, transpose_kernel<1>, COPY_THREADS, 0) !=
+                cudaSuccess ||
+            n < 1)
+            n = 1;
+        known.store(n, std::memory_order_relaxed);
+    }
+    return n;
+}
+
+/* one tile a block while the tiles fit one wave of blocks, two a block beyond it */
 cudaError_t copy_operands(const copy_jobs &jobs, cudaStream_t stream)
 {
-    const unsigned grid = (unsigned)std::min<int64_t>(jobs.tiles, INT32_MAX);
-    transpose_kernel<<<grid, COPY_THREADS, 0, stream>>>(jobs);
+    const bool pairs = jobs.tiles > (int64_t)copy_blocks_per_sm() * sm_count();
+    const unsigned grid = (unsigned)std::min<int64_t>(pairs ? (jobs.tiles + 1) / 2 : jobs.tiles, INT32_MAX);
+    if (pairs)
+        transpose_kernel<2><<<grid, COPY_THREADS, 0, stream>>>(jobs);
+    else
+        transpose_kernel<1><<<grid, COPY_THREADS, 0, stream>>>(jobs);
     return cudaGetLastError();
 }
 

@@ -315,11 +315,13 @@ int main(void)
     static const int offsets[] = {0, 0, 1, 2, 3, 0, 3};
     const int nsizes = (int)(sizeof sizes / sizeof *sizes), nk = (int)(sizeof ksizes / sizeof *ksizes);
     /* special shapes: k == 1, split-K shaped, skinny, and a few larger ones (the float64
-     * reference on the CPU is what costs time) */
+     * reference on the CPU is what costs time). 129 x 65 x 25000: transpose_first's copies of
+     * more tiles than one wave of copy blocks (two tiles a block; 1173 + 782 of them in TN, an
+     * odd count, the pair at 1172 straddling the two operands) */
     static const int special[][3] = {{129, 65, 1},     {64, 64, 4099}, {1, 300, 1000},  {300, 1, 1000},
                                      {129, 257, 2000}, {5, 7, 3000},   {513, 517, 519}, {2049, 2049, 64},
-                                     {33, 65, 0},      {1, 1, 0},      {129, 7, 0},     {7, 5, 33},
-                                     {65, 3, 17}};
+                                     {129, 65, 25000}, {33, 65, 0},    {1, 1, 0},       {129, 7, 0},
+                                     {7, 5, 33},       {65, 3, 17}};
     /* SHIMBLAS_TEST_QUICK: fewer cases and no large ones, every variant still met (for
      * compute-sanitizer, which runs each kernel hundreds of times slower) */
     const char *quick_text = getenv("SHIMBLAS_TEST_QUICK");
