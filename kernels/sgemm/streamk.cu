@@ -73,8 +73,24 @@ __device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk
     }
 }
 
+/* the arrival counters zeroed before the stream-K kernel, by a kernel rather than a memset, so that
+ * the stream-K kernel can be its programmatic dependent (its launch and the placing of its blocks
+ * overlap this one), and this one a dependent of transpose_first's copy where one came before:
+ * after a memset every stream-K launch waited for the stream to drain (docs/notes/sgemm.md, "the
+ * stream-K counters zeroed by a kernel"). It waits for the kernel before it before it returns, so
+ * that the stream-K kernel, waiting for this one, also sees what that one wrote. */
+constexpr int ZERO_THREADS = 256, ZERO_MAX_BLOCKS = 64;
+__global__ void __launch_bounds__(ZERO_THREADS) zero_counters(int *__restrict__ c, int n)
+{
+    allow_dependents();
+    for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += (int)(gridDim.x * blockDim.x))
+        c[i] = 0;
+    wait_for_primary();
+}
+
 /* the stream-K plan's kernel (struct stream_k): the workspace holds two partial tiles a block, then
- * one arrival counter a tile, zeroed before the launch. A block that arrives last at a shared tile
+ * one arrival counter a tile, zeroed before the launch (zero_counters), which it waits for at its
+ * top. A block that arrives last at a shared tile
  * finishes it after its own range: with the finish inside the loop over segments, ptxas gave the k
  * loop a register assignment whose banks collided in 3 FFMAs of 5 (1 in 5 in the data-parallel
  * kernel), and it ran 12-14 % slower than the data-parallel kernel on the same tiles
@@ -88,6 +104,7 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     using place = block_place<CFG, MODE_A, MODE_B>;
     extern __shared__ float4 smem_raw[];
     __shared__ int to_finish[2], finishing;
+    wait_for_primary(); /* launched as a dependent of zero_counters: the counters are zero now */
     const stream_k sk{sc.tiles_m * sc.tiles_n * sc.ktiles, sc.sk_blocks, sc.ktiles};
     int *const arrived = reinterpret_cast<int *>(ws + 2 * (int64_t)sk.blocks * (BM * BN));
     const int b = (int)blockIdx.x, end = sk.first_unit(b + 1);
@@ -158,13 +175,21 @@ cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl)
     float *ws = aligned_work(p);
     /* the arrival counters, after the two partial tiles of each block */
     const size_t parts = 2 * (size_t)pl.sk_blocks * (size_t)c.bm * (size_t)c.bn;
-    cudaError_t err = cudaMemsetAsync(ws + parts, 0, sizeof(int) * (size_t)pl.tiles_m * (size_t)pl.tiles_n, p->stream);
+    int *const counters = reinterpret_cast<int *>(ws + parts);
+    const int ncounters = pl.tiles_m * pl.tiles_n;
+    const dim3 zero_grid((unsigned)std::min(ZERO_MAX_BLOCKS, (ncounters + ZERO_THREADS - 1) / ZERO_THREADS));
+    cudaError_t err;
+    if (p->dependent) { /* after transpose_first's copy */
+        err = launch_dependent(zero_counters, zero_grid, dim3(ZERO_THREADS), 0, p->stream, counters, ncounters);
+    } else {
+        zero_counters<<<zero_grid, ZERO_THREADS, 0, p->stream>>>(counters, ncounters);
+        err = cudaGetLastError();
+    }
     if (err != cudaSuccess)
         return err;
     int ma, mb;
     load_modes(p, q, c, ma, mb);
-    /* after the memset, not as a dependent: the copy before it is not the kernel before it */
-    return launchers[pl.cfg](ma, mb, q, sc, ws, launch_at{pl.sk_blocks, p->stream, false});
+    return launchers[pl.cfg](ma, mb, q, sc, ws, launch_at{pl.sk_blocks, p->stream, true});
 }
 
 } // namespace sgemm
