@@ -509,6 +509,62 @@ __device__ __forceinline__ void tile_product(const problem &p, const block_place
     cp_async_wait<0>();
 }
 
+/* C's tile where C cannot take 16-byte stores (its base or ldc not a multiple of four floats), in
+ * the kernels built for it (pipelined_kernel's STAGED_C, launched where such a product is store-bound).
+ * store_tile writes each lane's four rows there by four 4-byte stores, each warp-wide store touching
+ * every sector of its columns in part: on the H200 store-bound products ran 2-3x slower than with
+ * an aligned C (docs/notes/sgemm.md, "an unaligned C costs store-bound products 2-3x"). Here each
+ * warp puts one 16-column slice of its tile at a time in its own region of shared memory, at
+ * `staging` (the stages' memory, free once the k loop is over), and writes it out a column at a
+ * time, its lanes on 32 consecutive rows. The threads of the storing warps call this together,
+ * after the block's last reads of that memory; `warp` counts within them. */
+template <class CFG>
+__device__ __forceinline__ void store_tile_staged(const problem &p, int m0, int n0, int a_frag, int b_frag,
+                                                  const float (&acc)[CFG::TM][CFG::TN], float *staging, int warp)
+{
+    constexpr int TM = CFG::TM, TN = CFG::TN, WM = CFG::WM, COLS = CFG::STRIDE_N;
+    static_assert(WM % 32 == 0, "a column of a warp tile is whole warp-wide stores");
+    const int lane = (int)threadIdx.x % 32;
+    const int wm = (warp % CFG::WARPS_M) * WM, wn = (warp / CFG::WARPS_M) * CFG::WN;
+    float *const region = staging + warp * COLS * WM;
+    const int lm = a_frag - wm, ln = b_frag - wn;
+#pragma unroll
+    for (int sn = 0; sn < TN / 4; ++sn) {
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj)
+#pragma unroll
+            for (int sm = 0; sm < TM / 4; ++sm)
+                *reinterpret_cast<float4 *>(region + (ln + jj) * WM + lm + sm * CFG::STRIDE_M) =
+                    make_float4(acc[4 * sm][4 * sn + jj], acc[4 * sm + 1][4 * sn + jj],
+                                acc[4 * sm + 2][4 * sn + jj], acc[4 * sm + 3][4 * sn + jj]);
+        __syncwarp();
+        const int i0 = m0 + wm + lane;
+#pragma unroll 4
+        for (int c = 0; c < COLS; ++c) {
+            const int j = n0 + wn + sn * COLS + c;
+            if (j < p.n) {
+#pragma unroll
+                for (int r = 0; r < WM; r += 32)
+                    if (i0 + r < p.m)
+                        store_c1(p, i0 + r, j, region[c * WM + r + lane]);
+            }
+        }
+        __syncwarp(); /* the slice is read before the next one is written */
+    }
+}
+
+/* where store_tile_staged's regions start in the stages' memory (floats): past the k groups' sums */
+template <class CFG> constexpr __host__ __device__ int staging_offset()
+{
+    return CFG::KG > 1 ? (CFG::KG - 1) * CFG::TM * CFG::TN * (CFG::THREADS / CFG::KG) : 0;
+}
+/* the regions of the warps that store (one group's) fit the block's shared memory past that */
+template <class CFG, int MA, int MB> constexpr bool staged_store_fits()
+{
+    return sizeof(float) * (size_t)(staging_offset<CFG>() + CFG::WARPS_TILE * CFG::STRIDE_N * CFG::WM) <=
+           smem_bytes<CFG, MA, MB>();
+}
+
 /* the whole BM x BN tile of the thread's sums, unscaled, edges included, at part */
 template <class CFG>
 __device__ __forceinline__ void store_partial(float *part, int a_frag, int b_frag, const float (&acc)[CFG::TM][CFG::TN])
