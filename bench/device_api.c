@@ -181,12 +181,10 @@ static void kernel_cublas(int i, void *p, cudaStream_t stream)
     cublas_call(x, x->a[s], x->b[s], x->c[s]);
 }
 
-static void kernel_shim(int i, void *p, cudaStream_t stream)
+/* the canonical problem on operand set s, with the context's workspace */
+static shim_sgemm_args gemm_args(const shape_ctx *x, int s, cudaStream_t stream)
 {
-    shape_ctx *x = p;
-    const int s = i % x->sets;
-    if (x->bc->routine == SGEMM) {
-        shim_sgemm_args a = {.transa = x->trans_a,
+    return (shim_sgemm_args){.transa = x->trans_a,
                              .transb = x->trans_b,
                              .m = x->m,
                              .n = x->n,
@@ -202,6 +200,14 @@ static void kernel_shim(int i, void *p, cudaStream_t stream)
                              .work_bytes = x->work_bytes,
                              .stream = stream,
                              .math = SHIM_SGEMM_FP32};
+}
+
+static void kernel_shim(int i, void *p, cudaStream_t stream)
+{
+    shape_ctx *x = p;
+    const int s = i % x->sets;
+    if (x->bc->routine == SGEMM) {
+        const shim_sgemm_args a = gemm_args(x, s, stream);
         BENCH_CUDA(shim_sgemm_run(x->gemm_variant, &a));
     } else {
         shim_sgemv_args a = {x->trans_a, x->m, x->n, 1.0f, 0.0f, x->a[s], x->lda, x->b[s], x->c[s],
@@ -255,20 +261,7 @@ static void setup(shape_ctx *x, const bench_case *bc, cublasHandle_t handle, cud
     x->c_ref = x->pool_c + csz * x->sets;
 
     if (bc->routine == SGEMM) {
-        shim_sgemm_args a = {.transa = x->trans_a,
-                             .transb = x->trans_b,
-                             .m = x->m,
-                             .n = x->n,
-                             .k = x->k,
-                             .alpha = 1.0f,
-                             .a = x->a[0],
-                             .lda = x->lda,
-                             .b = x->b[0],
-                             .ldb = x->ldb,
-                             .c = x->c[0],
-                             .ldc = x->ldc,
-                             .stream = stream,
-                             .math = SHIM_SGEMM_FP32};
+        const shim_sgemm_args a = gemm_args(x, 0, stream); /* no workspace yet: the selector sizes it */
         x->gemm_variant = shim_sgemm_select(&a);
         x->work_bytes = shim_sgemm_work_bytes(x->gemm_variant, &a);
     } else {
