@@ -71,15 +71,16 @@ __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         }
     }
 
-    if (!split && STAGED_C) {
+    if (split) {
+        store_partial<CFG>(ws + ((int64_t)(t - sc.dp_tiles) * sc.splits + slice) * (BM * BN), a_frag, b_frag, acc);
+    } else if constexpr (STAGED_C) {
         if constexpr (KG == 1)
             __syncthreads(); /* every thread's last reads of the stages are done (with k groups, the
                                 sums' barriers saw to that, and group 1 has returned) */
         store_tile_staged<CFG>(p, m0, n0, a_frag, b_frag, acc, As + staging_offset<CFG>(), tid / 32);
-    } else if (!split)
+    } else {
         store_tile<CFG>(p, m0, n0, a_frag, b_frag, acc);
-    else
-        store_partial<CFG>(ws + ((int64_t)(t - sc.dp_tiles) * sc.splits + slice) * (BM * BN), a_frag, b_frag, acc);
+    }
 }
 
 template <class CFG, int MA, int MB> struct dp_entry {
