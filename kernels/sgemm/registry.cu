@@ -433,6 +433,15 @@ static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl)
     return false;
 }
 
+namespace sgemm {
+bool fp32_one_wave(const shim_sgemm_args *p)
+{
+    double seconds;
+    plan pl;
+    return variant_plan(select_fp32_index(p, &seconds), p, &pl) && (pl.sk_blocks > 0 || config(pl.cfg).one_wave);
+}
+} // namespace sgemm
+
 extern "C" int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm_args *p, char *buf, size_t len)
 {
     if (!v || !p)

@@ -256,6 +256,18 @@ int copies_that_pay(const shim_sgemm_args *p, double direct)
             best = copies;
         }
     }
+    /* Both operands K-contiguous (TN), and both the copied NT form and the form with A alone copied
+     * run one wave of blocks: A alone, B going by the kernel's 4-byte transposing copies. The model
+     * prices those at 5-11 % in such launches (K4_COST, fitted at 8192^3, times the exposure of a
+     * launch of few warps) where 1000^3 and 1536^3 NN ran 2.4-2.6 % behind NT (H200, 2026-11-26);
+     * TN with A alone copied ran 1.2-2.4 % faster than with both at 1000^3, 1024^3 and 1536^3, and
+     * 0.8-1.9 % slower where the plans run many waves (docs/notes/sgemm.md, "TN copying A alone").
+     * Changing the K4 price for every one-wave launch instead made NN shapes that copy B slower. */
+    if (best == (COPY_A | COPY_B)) {
+        const shim_sgemm_args nt = copied_form(p, COPY_A | COPY_B), nn = copied_form(p, COPY_A);
+        if (fp32_one_wave(&nt) && fp32_one_wave(&nn) && std::isfinite(transpose_first_seconds(p, COPY_A)))
+            best = COPY_A;
+    }
     return best;
 }
 

@@ -153,7 +153,7 @@ int main(void)
     product tiny = make_product(0, 0, 1, 1, 1);
     checked_call("1x1x1 NN, the library's first call", &tiny);
 
-    product p = make_product(1, 0, 1000, 1000, 1000); /* TN: both operands copied, 7.8 MB */
+    product p = make_product(1, 0, 1000, 1000, 1000); /* TN: A copied, 3.9 MB */
     const size_t held = hog_device();
     printf("holding %.1f GiB of device memory, %.1f MiB left\n", held / 1073741824.0, free_device_bytes() / 1048576.0);
     checked_call("1000^3 TN, no device memory left for the workspace", &p);

@@ -131,10 +131,13 @@ int main(void)
     sgemm_tile_choice(64, 4096, 4096, 0, 0, "64x128: 0 whole, 32 in 12 K slices; B K16)");
     sgemm_tile_choice(8192, 128, 8192, 1, 1, "; A K4)");
     sgemm_tile_choice(4096, 64, 4096, 1, 0, "; A K16 B K16)");
-    /* both K-contiguous and 16-byte capable at one block an SM: both copied in one launch, then the
-     * k-group tiles (H100, 2026-11-25, A alone copied: 0.0156 ms against 0.0155 for 128x64 with both
-     * K16, even) */
-    sgemm_tile_choice(1000, 1000, 128, 1, 0, "AB copied, then pipelined_128x64_kg2 (128 tiles of 128x64kg2)");
+    /* both K-contiguous, and the copied forms one wave of blocks (here the k-group tiles): A alone
+     * copied, B by 4-byte copies (H200, 2026-11-26: 0.0150 ms either way at this K, 1000^3 TN 0.0574
+     * -> 0.0568, 1536^3 TN 0.1873 -> 0.1858 against both copied) */
+    sgemm_tile_choice(1000, 1000, 128, 1, 0, "A copied, then pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
+    sgemm_tile_choice(1536, 1536, 1536, 1, 0, "A copied, then streamk (288 tiles of 128x64 over 396 blocks; B K4)");
+    /* many waves: both copied */
+    sgemm_tile_choice(1250, 3467, 4653, 1, 0, "AB copied, then splitk_tail");
     /* the k groups where a launch leaves each SM one four-warp block (H100, 2026-11-25: 1000^3 NN
      * 0.0541 ms against 0.0613 for splitk, NT 0.0529 against 0.0589), not where K is long */
     sgemm_tile_choice(1000, 1000, 1000, 0, 0, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
