@@ -3,8 +3,15 @@
 its length, its FFMAs, the operand-reuse flags a FFMA, and how many FFMAs read two or three of their
 source registers from one register bank.
 
-Usage: bench/sass_loop.py OBJECT [REGEX]   (REGEX: kernels whose mangled name matches; default all)
+Usage: bench/sass_loop.py OBJECT [REGEX] [--against OTHER]   (REGEX: kernels whose mangled name
+       matches; default all. OTHER: the same object built from other sources, e.g. main's: a last
+       column says whether each kernel's k loop is the same machine code there, addresses aside)
 e.g.   bench/sass_loop.py build/libshimblas_core.a.p/kernels_sgemm_streamk.cu.o 'pipe_configILi128ELi64E'
+
+The statistics are not enough to say a change left a loop alone: in the nineteenth session a change
+outside the stream-K kernel's k loop kept its length and colliding share (0.24 -> 0.25) but assigned
+its registers differently throughout, and the kernel ran 5-6 % slower (docs/notes/sgemm.md). Compare
+the loops' text with --against before measuring a change to a kernel's code outside its loop.
 
 The k loop is the shortest backward branch holding at least 256 FFMAs. The bank model: register Rn
 sits in bank n % 2; an operand flagged .reuse stays in that operand slot's cache (one entry per slot
@@ -68,14 +75,42 @@ def bank_collisions(loop):
     return ffma, flags, hist
 
 
+def loop_text(loop):
+    """the loop's instructions with branch targets and other addresses blanked"""
+    return [re.sub(r'0x[0-9a-f]+', 'X', t) for t in loop]
+
+
+def kernel_key(name):
+    """a kernel's mangled name without the anonymous namespace's per-build tag"""
+    return re.sub(r'_GLOBAL__N__[0-9a-f]+_\d+_\w+?_[0-9a-f]{8}(?=\d)', '', name)
+
+
+def sass_of(obj):
+    return subprocess.run(['cuobjdump', '-sass', obj], capture_output=True, text=True, check=True).stdout
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    other = None
+    if '--against' in args:
+        i = args.index('--against')
+        if i + 1 >= len(args):
+            sys.exit(__doc__)
+        other = args[i + 1]
+        del args[i:i + 2]
+    if not args:
         sys.exit(__doc__)
-    pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else '.')
-    sass = subprocess.run(['cuobjdump', '-sass', sys.argv[1]], capture_output=True, text=True, check=True).stdout
-    print('| colliding | loop | FFMA % | reuse a FFMA | kernel |')
-    print('| ---: | ---: | ---: | ---: | --- |')
-    for name, code in kernels(sass):
+    pattern = re.compile(args[1] if len(args) > 1 else '.')
+    theirs = {}
+    if other:
+        for name, code in kernels(sass_of(other)):
+            loop = k_loop(code) if pattern.search(name) else None
+            if loop:
+                theirs[kernel_key(name)] = loop_text(loop)
+    print('| colliding | loop | FFMA % | reuse a FFMA | kernel |' + (' loop as in OTHER |' if other else ''))
+    print('| ---: | ---: | ---: | ---: | --- |' + (' --- |' if other else ''))
+    same = differ = 0
+    for name, code in kernels(sass_of(args[0])):
         loop = k_loop(code) if pattern.search(name) else None
         if not loop:
             continue
@@ -83,7 +118,16 @@ def main():
         readable = subprocess.run(['c++filt'], input=name, capture_output=True, text=True).stdout.strip()
         readable = re.sub(r'sgemm::\(anonymous namespace\)::|\(sgemm::problem.*', '', readable)
         colliding = (hist[2] + hist[3]) / ffma
-        print(f'| {colliding:.2f} | {len(loop)} | {100 * ffma / len(loop):.1f} | {flags / ffma:.2f} | {readable} |')
+        row = f'| {colliding:.2f} | {len(loop)} | {100 * ffma / len(loop):.1f} | {flags / ffma:.2f} | {readable} |'
+        if other:
+            mine = theirs.get(kernel_key(name))
+            verdict = 'absent' if mine is None else 'same' if mine == loop_text(loop) else 'DIFFERS'
+            same += verdict == 'same'
+            differ += verdict == 'DIFFERS'
+            row += f' {verdict} |'
+        print(row)
+    if other:
+        print(f'\n{same} loops the same as in {other}, {differ} different')
 
 
 if __name__ == '__main__':
