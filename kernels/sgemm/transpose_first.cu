@@ -246,13 +246,13 @@ int copies_that_pay(const shim_sgemm_args *p, double direct)
     if (direct <= 0.0) /* the tiny products: launch latency is all there is */
         return 0;
     int best = 0;
-    double best_seconds = COPY_MARGIN * direct;
+    double best_seconds = COPY_MARGIN * direct, seconds[(COPY_A | COPY_B) + 1] = {};
     for (int copies = 1; copies <= (COPY_A | COPY_B); ++copies) {
         if ((copies & kc) != copies)
             continue;
-        const double seconds = transpose_first_seconds(p, copies);
-        if (seconds < best_seconds) {
-            best_seconds = seconds;
+        seconds[copies] = transpose_first_seconds(p, copies);
+        if (seconds[copies] < best_seconds) {
+            best_seconds = seconds[copies];
             best = copies;
         }
     }
@@ -265,7 +265,7 @@ int copies_that_pay(const shim_sgemm_args *p, double direct)
      * Changing the K4 price for every one-wave launch instead made NN shapes that copy B slower. */
     if (best == (COPY_A | COPY_B)) {
         const shim_sgemm_args nt = copied_form(p, COPY_A | COPY_B), nn = copied_form(p, COPY_A);
-        if (fp32_one_wave(&nt) && fp32_one_wave(&nn) && std::isfinite(transpose_first_seconds(p, COPY_A)))
+        if (std::isfinite(seconds[COPY_A]) && fp32_one_wave(&nt) && fp32_one_wave(&nn))
             best = COPY_A;
     }
     return best;
