@@ -1,0 +1,181 @@
+/* The cost model against measured plans, without a GPU: reads a CSV of bench/sgemm_plan_space
+ * (every plan of each shape, timed), asks this build's planner which direct plan the FP32 selector
+ * would run for each shape (best data-parallel, split-K, tail split and stream-K plan, the split
+ * plans taken where they beat the others by the selector's margin), and looks up that plan's
+ * measured time. What it answers: how much a change of the model's constants would gain or lose on
+ * shapes already measured, before any GPU time is spent (docs/notes/sgemm.md).
+ * Usage: plan_regret SPACE_CSV [MAX_MS]   (shapes whose fastest plan took over MAX_MS, default 1.5,
+ *        are left out: a long shape's many plans heat the card, and its later plans run slower)
+ * stdout: one line a shape (the plan the model picks, its measured time over the fastest plan's,
+ * cuBLAS's time over it), then the geometric mean regret and the shapes under 0.95x cuBLAS. Where
+ * this build's selector copies operands first (transpose_first), its time is known only if the
+ * measured build's selector made the same choice (the CSV's selector row); otherwise the shape is
+ * reported as not measured. The register-staged substitutes (warptile) are not told apart. */
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sgemm_internal.h"
+
+using namespace sgemm;
+
+namespace {
+
+struct measured {
+    std::string cfg;
+    int dp, split, splits, sk;
+    double ms;
+};
+
+struct shape_data {
+    int m, n, k, ta, tb;
+    std::vector<measured> plans;
+    double cublas = 0, selector = 0;
+    std::string selector_plan; /* how the selector of the measured build described its choice */
+};
+
+/* the fields of one CSV line, quotes removed */
+std::vector<std::string> fields(const char *line)
+{
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (const char *c = line; *c && *c != '\n'; ++c) {
+        if (*c == '"')
+            quoted = !quoted;
+        else if (*c == ',' && !quoted)
+            out.emplace_back();
+        else
+            out.back() += *c;
+    }
+    return out;
+}
+
+constexpr double SPLIT_MARGIN = 0.97; /* registry.cu's */
+
+/* select_fp32_planned's choice among the pipelined plans (registry.cu) */
+plan model_pick(const shim_sgemm_args *p)
+{
+    plan best = best_dp(p);
+    double cost = plan_cost(p, best);
+    const plan split = plan_splitk(p), tail = plan_tail(p), sk = plan_streamk(p);
+    if (split.split_tiles > 0 && plan_cost(p, split) < SPLIT_MARGIN * cost)
+        best = split, cost = plan_cost(p, split) / SPLIT_MARGIN;
+    if (tail.split_tiles > 0 && tail.dp_tiles > 0 && plan_cost(p, tail) < SPLIT_MARGIN * cost)
+        best = tail, cost = plan_cost(p, tail) / SPLIT_MARGIN;
+    if (sk.sk_blocks > 0 && plan_cost(p, sk) < SPLIT_MARGIN * cost)
+        best = sk;
+    return best;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: plan_regret SPACE_CSV [MAX_MS]\n");
+        return 2;
+    }
+    FILE *in = fopen(argv[1], "r");
+    if (!in) {
+        perror("plan_regret");
+        return 1;
+    }
+    const double max_ms = argc > 2 ? atof(argv[2]) : 1.5;
+    std::map<std::string, shape_data> shapes;
+    std::vector<std::string> order;
+    char line[1024];
+    if (!fgets(line, sizeof line, in)) /* header */
+        return 1;
+    while (fgets(line, sizeof line, in)) {
+        const std::vector<std::string> f = fields(line);
+        if (f.size() < 12)
+            continue;
+        const std::string key = f[0] + "x" + f[1] + "x" + f[2] + " " + f[3];
+        auto it = shapes.find(key);
+        if (it == shapes.end()) {
+            shape_data d;
+            d.m = atoi(f[0].c_str()), d.n = atoi(f[1].c_str()), d.k = atoi(f[2].c_str());
+            d.ta = f[3][0] == 'T', d.tb = f[3][1] == 'T';
+            it = shapes.emplace(key, d).first;
+            order.push_back(key);
+        }
+        shape_data &d = it->second;
+        const double ms = atof(f[10].c_str());
+        if (f[4] == "cublas")
+            d.cublas = d.cublas ? d.cublas : ms;
+        else if (f[4] == "selector" && !d.selector)
+            d.selector = ms, d.selector_plan = f[12];
+        else
+            d.plans.push_back({f[5], atoi(f[6].c_str()), atoi(f[7].c_str()), atoi(f[8].c_str()), atoi(f[9].c_str()), ms});
+    }
+    fclose(in);
+
+    double log_regret = 0;
+    int counted = 0, under = 0, missing = 0;
+    for (const std::string &key : order) {
+        const shape_data &d = shapes[key];
+        double best = INFINITY;
+        for (const measured &x : d.plans)
+            best = std::min(best, x.ms);
+        if (!(best <= max_ms) || d.cublas <= 0)
+            continue;
+        shim_sgemm_args p = {};
+        p.transa = d.ta, p.transb = d.tb, p.m = d.m, p.n = d.n, p.k = d.k, p.alpha = 1.0f;
+        p.a = p.b = reinterpret_cast<const float *>(4096);
+        p.c = reinterpret_cast<float *>(8192);
+        p.lda = d.ta ? d.k : d.m, p.ldb = d.tb ? d.n : d.k, p.ldc = d.m;
+        p.math = SHIM_SGEMM_FP32;
+        const plan pl = model_pick(&p);
+        const std::string cfg = config(pl.cfg).name;
+        double ms = 0;
+        for (const measured &x : d.plans) {
+            /* the space records a whole-tile plan's splits as 1 */
+            const bool same = x.cfg == cfg && x.dp == pl.dp_tiles && x.split == pl.split_tiles &&
+                              x.sk == pl.sk_blocks && (pl.split_tiles == 0 || x.splits == pl.splits);
+            if (same && (ms == 0 || x.ms < ms))
+                ms = x.ms;
+        }
+        char desc[128];
+        snprintf(desc, sizeof desc, "%s dp %d split %d x%d sk %d", cfg.c_str(), pl.dp_tiles, pl.split_tiles,
+                 pl.splits, pl.sk_blocks);
+        /* the whole selector, copies included: where this build copies operands first, its choice is
+         * known only if the measured build made the same one */
+        const shim_sgemm_variant *sel = shim_sgemm_select(&p);
+        if (strcmp(sel->name, "transpose_first") == 0) {
+            char how[256];
+            shim_sgemm_describe(sel, &p, how, sizeof how);
+            if (d.selector_plan == how) {
+                const double regret = d.selector / std::min(best, d.selector), vs = d.cublas / d.selector;
+                printf("%-22s copy %-40s %.4f ms, %.3f of the fastest, %.3fx cuBLAS%s\n", key.c_str(), how, d.selector,
+                       regret, vs, vs < 0.95 ? "  <0.95" : "");
+                log_regret += std::log(regret);
+                ++counted;
+                under += vs < 0.95;
+            } else {
+                printf("%-22s copy %-40s not measured (measured: %s)\n", key.c_str(), how, d.selector_plan.c_str());
+                ++missing;
+            }
+            continue;
+        }
+        if (ms == 0) {
+            printf("%-22s pick %-40s not measured\n", key.c_str(), desc);
+            ++missing;
+            continue;
+        }
+        const double regret = ms / std::min(best, d.selector > 0 ? d.selector : best), vs = d.cublas / ms;
+        printf("%-22s pick %-40s %.4f ms, %.3f of the fastest, %.3fx cuBLAS%s\n", key.c_str(), desc, ms, regret, vs,
+               vs < 0.95 ? "  <0.95" : "");
+        log_regret += std::log(regret);
+        ++counted;
+        under += vs < 0.95;
+    }
+    printf("%d shapes (fastest plan <= %.2f ms): the model's pick over the fastest plan, geometric mean %.4f; %d "
+           "under 0.95x cuBLAS; %d picks not measured\n",
+           counted, max_ms, counted ? std::exp(log_regret / counted) : 1.0, under, missing);
+    return 0;
+}

@@ -1,0 +1,265 @@
+/* Every FP32 plan of the pipelined kernels for a shape, timed, beside the cost model's estimate of
+ * it, the selector's choice and cuBLAS pedantic FP32 (device operands, the same every call, as
+ * bench/sgemm_plans). Where bench/sgemm_plans runs each named variant's own plan, this runs the
+ * plans the variants choose among: each configuration's data-parallel tiles, every split count of
+ * split-K (all tiles split, or only those past the last whole wave) and stream-K over 1, 2, ...
+ * blocks an SM. What it answers: whether a shape's gap to cuBLAS is the cost model's (a plan we
+ * have runs faster than the one chosen) or the kernels' (none does).
+ * Usage: sgemm_plan_space SHAPES CSV   (SHAPES: lines "M N K TA TB", column-major)
+ * CSV rows: m,n,k,case,method,cfg,dp_tiles,split_tiles,splits,sk_blocks,ms,model_ms,plan (ms: the median
+ * of ROUNDS runs, one a round, every plan of the shape timed in each round)
+ * (method: dp, split, tail, streamk, selector or cublas). stdout: per shape the fastest plan, the
+ * model's favourite among these, the selector's choice and cuBLAS. */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+extern "C" {
+#include "bench_util.h"
+}
+#include "sgemm_internal.h"
+
+using namespace sgemm;
+
+namespace {
+
+cublasHandle_t handle;
+cudaStream_t stream;
+
+struct job {
+    const plan *pl; /* NULL: cuBLAS, or the selector when v is set */
+    const shim_sgemm_variant *v;
+    shim_sgemm_args p;
+};
+
+void run_job(int, void *ctx, cudaStream_t)
+{
+    job *j = static_cast<job *>(ctx);
+    if (j->pl) {
+        BENCH_CUDA(launch_plan(&j->p, *j->pl));
+        return;
+    }
+    if (j->v) {
+        BENCH_CUDA(shim_sgemm_run(j->v, &j->p));
+        return;
+    }
+    const float one = 1.0f, zero = 0.0f;
+    if (cublasGemmEx(handle, j->p.transa ? CUBLAS_OP_T : CUBLAS_OP_N, j->p.transb ? CUBLAS_OP_T : CUBLAS_OP_N, j->p.m,
+                     j->p.n, j->p.k, &one, j->p.a, CUDA_R_32F, (int)j->p.lda, j->p.b, CUDA_R_32F, (int)j->p.ldb, &zero,
+                     j->p.c, CUDA_R_32F, (int)j->p.ldc, CUBLAS_COMPUTE_32F_PEDANTIC,
+                     CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "sgemm_plan_space: cuBLAS failed\n");
+        exit(1);
+    }
+}
+
+constexpr int ROUNDS = 7;
+
+/* one timed run of j, enqueued behind an untimed one so that what the host spends launching it
+ * (cuBLAS's heuristics, our planning) is hidden as it is in a stream of calls */
+double time_job(job j, size_t work_bytes)
+{
+    j.p.work_bytes = work_bytes;
+    j.p.work = work_bytes ? bench_scratch(work_bytes) : nullptr;
+    static cudaEvent_t start, end;
+    if (!start) {
+        BENCH_CUDA(cudaEventCreate(&start));
+        BENCH_CUDA(cudaEventCreate(&end));
+    }
+    run_job(0, &j, stream);
+    BENCH_CUDA(cudaEventRecord(start, stream));
+    run_job(1, &j, stream);
+    BENCH_CUDA(cudaEventRecord(end, stream));
+    BENCH_CUDA(cudaEventSynchronize(end));
+    float ms = 0;
+    BENCH_CUDA(cudaEventElapsedTime(&ms, start, end));
+    return ms;
+}
+
+int64_t cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+struct candidate {
+    const char *method;
+    plan pl;
+};
+
+/* the plans of shape p: as plan.cu builds them, over every count it could choose */
+std::vector<candidate> plans_of(const shim_sgemm_args *p)
+{
+    std::vector<candidate> out;
+    const int sms = sm_count();
+    static const int splits[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32};
+    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
+        const tile_config &c = config(cfg);
+        const plan dp = plan_dp(p, cfg);
+        if (dp.dp_tiles < 1)
+            continue;
+        const bool one_wave_ok = !c.one_wave || dp.dp_tiles <= sms;
+        if (one_wave_ok)
+            out.push_back({"dp", dp});
+        if (c.split && !c.one_wave) {
+            const int slots = c.blocks_per_sm * sms;
+            const int tail_dp = dp.dp_tiles > slots && dp.dp_tiles % slots ? dp.dp_tiles / slots * slots : -1;
+            for (int s : splits) {
+                if ((int64_t)s * c.bk * 2 > p->k)
+                    break;
+                for (int dpt : {0, tail_dp}) {
+                    if (dpt < 0)
+                        continue;
+                    plan pl = dp;
+                    pl.kslice = (int)(cdiv(cdiv(p->k, s), c.bk) * c.bk);
+                    pl.split_tiles = dp.dp_tiles - dpt;
+                    pl.dp_tiles = dpt;
+                    pl.splits = (int)cdiv(p->k, pl.kslice);
+                    if (pl.splits >= 2)
+                        out.push_back({dpt ? "tail" : "split", pl});
+                }
+            }
+        }
+        if (c.streamk) {
+            const int64_t units = (int64_t)dp.dp_tiles * cdiv(std::max(p->k, 1), c.bk);
+            for (int per = 1; per <= c.blocks_per_sm; ++per) {
+                const int64_t blocks = std::min<int64_t>((int64_t)per * sms, units / 4);
+                if (blocks < 1 || units > INT32_MAX)
+                    continue;
+                plan pl = dp;
+                pl.dp_tiles = 0;
+                pl.sk_blocks = (int)blocks;
+                out.push_back({"streamk", pl});
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: sgemm_plan_space SHAPES CSV\n");
+        return 2;
+    }
+    FILE *in = fopen(argv[1], "r"), *csv = fopen(argv[2], "w");
+    if (!in || !csv) {
+        perror("sgemm_plan_space");
+        return 1;
+    }
+    struct shape {
+        int m, n, k, ta, tb;
+    };
+    std::vector<shape> shapes;
+    size_t max_a = 1, max_b = 1, max_c = 1;
+    int m, n, k;
+    char ta, tb;
+    while (fscanf(in, "%d %d %d %c %c", &m, &n, &k, &ta, &tb) == 5) {
+        if (m < 1 || n < 1 || k < 1) {
+            fprintf(stderr, "sgemm_plan_space: shape %d %d %d: dimensions must be positive\n", m, n, k);
+            return 2;
+        }
+        shapes.push_back({m, n, k, ta == 'T', tb == 'T'});
+        max_a = std::max(max_a, (size_t)m * k);
+        max_b = std::max(max_b, (size_t)k * n);
+        max_c = std::max(max_c, (size_t)m * n);
+    }
+    fclose(in);
+    BENCH_CUDA(cudaStreamCreate(&stream));
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "sgemm_plan_space: cuBLAS could not start\n");
+        return 1;
+    }
+    float *a, *b, *c;
+    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * max_a));
+    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * max_b));
+    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * max_c));
+    bench_fill_device(a, max_a, 1);
+    bench_fill_device(b, max_b, 2);
+
+    fprintf(csv, "m,n,k,case,method,cfg,dp_tiles,split_tiles,splits,sk_blocks,ms,model_ms,plan\n");
+    for (const shape &sh : shapes) {
+        shim_sgemm_args p = {};
+        p.transa = sh.ta;
+        p.transb = sh.tb;
+        p.m = sh.m;
+        p.n = sh.n;
+        p.k = sh.k;
+        p.alpha = 1.0f;
+        p.a = a;
+        p.lda = sh.ta ? sh.k : sh.m;
+        p.b = b;
+        p.ldb = sh.tb ? sh.n : sh.k;
+        p.c = c;
+        p.ldc = sh.m;
+        p.stream = stream;
+        p.math = SHIM_SGEMM_FP32;
+        const char cs[3] = {sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', 0};
+        /* every plan, then the selector's choice and cuBLAS, timed once a round, ROUNDS rounds: a
+         * long shape's plans heat the card (an H100 ran 10 % slower by the end of one shape's
+         * plans timed one after another), so each plan's median draws on every stage of that */
+        const std::vector<candidate> cands = plans_of(&p);
+        const shim_sgemm_variant *sel = shim_sgemm_select(&p);
+        std::vector<job> jobs;
+        std::vector<size_t> works;
+        for (const candidate &cand : cands) {
+            jobs.push_back({&cand.pl, nullptr, p});
+            works.push_back(cand.pl.split_tiles > 0 || cand.pl.sk_blocks > 0 ? plan_work_bytes(cand.pl) + 256 : 0);
+        }
+        jobs.push_back({nullptr, sel, p});
+        works.push_back(shim_sgemm_work_bytes(sel, &p));
+        jobs.push_back({nullptr, nullptr, p});
+        works.push_back(0);
+        std::vector<std::vector<double>> samples(jobs.size());
+        for (int round = 0; round < ROUNDS; ++round)
+            for (size_t i = 0; i < jobs.size(); ++i)
+                if (works[i] <= ((size_t)1 << 31))
+                    samples[i].push_back(time_job(jobs[i], works[i]));
+        std::vector<double> med(jobs.size(), INFINITY);
+        for (size_t i = 0; i < jobs.size(); ++i)
+            if (!samples[i].empty()) {
+                std::sort(samples[i].begin(), samples[i].end());
+                med[i] = samples[i][samples[i].size() / 2];
+            }
+        double best = INFINITY, best_model = INFINITY, model_pick_ms = 0;
+        char best_desc[160] = "", model_desc[160] = "";
+        for (size_t i = 0; i < cands.size(); ++i) {
+            const candidate &cand = cands[i];
+            if (!std::isfinite(med[i]))
+                continue;
+            const double ms = med[i], model = 1e3 * plan_cost(&p, cand.pl);
+            char desc[160];
+            snprintf(desc, sizeof desc, "%s %s dp %d split %d x%d sk %d", config(cand.pl.cfg).name, cand.method,
+                     cand.pl.dp_tiles, cand.pl.split_tiles, cand.pl.splits, cand.pl.sk_blocks);
+            fprintf(csv, "%d,%d,%d,%s,%s,%s,%d,%d,%d,%d,%.4f,%.4f,\"%s\"\n", sh.m, sh.n, sh.k, cs, cand.method,
+                    config(cand.pl.cfg).name, cand.pl.dp_tiles, cand.pl.split_tiles, cand.pl.splits, cand.pl.sk_blocks,
+                    ms, model, desc);
+            if (ms < best)
+                best = ms, snprintf(best_desc, sizeof best_desc, "%s", desc);
+            if (model < best_model)
+                best_model = model, model_pick_ms = ms, snprintf(model_desc, sizeof model_desc, "%s", desc);
+        }
+        const double sel_ms = med[cands.size()], cublas_ms = med[cands.size() + 1];
+        char how[256];
+        shim_sgemm_describe(sel, &p, how, sizeof how);
+        fprintf(csv, "%d,%d,%d,%s,selector,,,,,,%.4f,,\"%s\"\n", sh.m, sh.n, sh.k, cs, sel_ms, how);
+        fprintf(csv, "%d,%d,%d,%s,cublas,,,,,,%.4f,,\n", sh.m, sh.n, sh.k, cs, cublas_ms);
+        printf("%dx%dx%d %s: cuBLAS %.4f | fastest plan %.4f (%.3fx cuBLAS) %s | model's pick %.4f %s | selector "
+               "%.4f (%.3fx) %s\n",
+               sh.m, sh.n, sh.k, cs, cublas_ms, best, cublas_ms / best, best_desc, model_pick_ms, model_desc, sel_ms,
+               cublas_ms / sel_ms, how);
+        fflush(csv);
+        fflush(stdout);
+    }
+    fclose(csv);
+    BENCH_CUDA(cudaFree(a));
+    BENCH_CUDA(cudaFree(b));
+    BENCH_CUDA(cudaFree(c));
+    return 0;
+}
