@@ -121,13 +121,19 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * 128x64kg2 (two k groups of four warps a 128x64 tile), planned only where the tiles leave each SM
  * one block (one_wave): 0.706 from 1000^3 NN (H100, 2026-11-25: 0.0543 ms, 0.96x cuBLAS, where the
  * four-warp 128x64 tiles take 0.0609 and splitk 0.0613); at 1200^3 (190 tiles) and 2048^3 it trails
- * splitk and the 8-warp k8 tiles. */
+ * splitk and the 8-warp k8 tiles.
+ * Refitted on every plan of 177 shapes timed (bench/sgemm_plan_space, H100 and H200, 2026-11-26;
+ * bench/plan_regret scores a set of constants against them, docs/notes/sgemm.md): 128x128 0.635 ->
+ * 0.70 (measured 0.70 NN and 0.78 NT at two blocks an SM, 0.64 NN and 0.75 NT at one, from 1000^3 to
+ * 2048^3, where the model put it 10-13 % too slow and chose 128x64 tiles 4-10 % slower), 128x64kg2
+ * 0.706 -> 0.62 (measured 0.64 NN, 0.67 NT: 896^3 NT took it over a split 4 % faster). 128x128 was
+ * measured with 16-byte copies of its R-contiguous operands only, so k_face 128 keeps it to those. */
 const tile_config configs[] = {
-    describe<cfg_128x128>("128x128", 2, 0.635),     describe<cfg_128x256>("128x256", 1, 0.60),
+    describe<cfg_128x128>("128x128", 2, 0.70, 128), describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
     describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.75, 256),
     describe<cfg_256x128_k8>("256x128x8", 1, 0.75, 256), describe<cfg_64x128>("64x128", 3, 0.71),
-    describe<cfg_128x64_kg2>("128x64kg2", 2, 0.706),
+    describe<cfg_128x64_kg2>("128x64kg2", 2, 0.62),
 };
 
 constexpr auto launchers = launchers_of<dp_entry>();

@@ -30,6 +30,13 @@ constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 constexpr double SK_FIXED_S = 3.0e-6;
 constexpr double SK_SEGMENT_S = 1.0e-6;
 constexpr double SK_IMBALANCE = 1.08;
+/* stream-K over two blocks an SM where the configuration holds three: in a three-block launch the
+ * third block of an SM ran 10 % longer than the mean of the three, the second 2 % longer than the
+ * mean of the first two (the nineteenth session's timestamps), and at 1100^3-1536^3 NN and NT the
+ * two-block launch ran 3-7 % faster on the H100 and the H200 (bench/sgemm_plan_space, 2026-11-26);
+ * fitted with bench/plan_regret over 177 shapes (docs/notes/sgemm.md, "every square, and every plan
+ * timed") */
+constexpr double SK_IMBALANCE_2 = 1.03;
 /* the last block to reach a shared tile reads the partials one after another at the launch's end:
  * the thirteenth session's in-kernel finish measured about 1 us each; fitted at 2.5 us on
  * 141x2473x5387 NN, where six or seven blocks share a tile and stream-K ran 19 % behind splitk */
@@ -128,7 +135,7 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
     found = false;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const int dp = dp_of(cfg);
-        if (dp < 0 || config(cfg).efficiency <= 0.0 || !config(cfg).split || config(cfg).one_wave)
+        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || !config_planned(p, config(cfg)))
             continue;
         const int bk = config(cfg).bk;
         for (int s : split_candidates) {
@@ -152,8 +159,10 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
 
 plan best_dp(const shim_sgemm_args *p)
 {
-    plan best = plan_dp(p, TILE_128x128);
-    double best_cost = plan_cost(p, best);
+    /* 128x64 is planned for every problem (no k_face, not one_wave); the others where
+     * config_planned allows */
+    plan best = plan_dp(p, TILE_128x64);
+    double best_cost = INFINITY;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         if (!config_planned(p, config(cfg)))
             continue;
@@ -233,16 +242,19 @@ plan plan_streamk(const shim_sgemm_args *p)
             continue;
         plan pl = plan_dp(p, cfg);
         const int64_t tiles = pl.dp_tiles, units = tiles * ceil_div(std::max(p->k, 1), c.bk);
-        const int64_t blocks = std::min<int64_t>((int64_t)c.blocks_per_sm * sms, units / SK_MIN_UNITS);
-        /* the kernel counts units in 32 bits */
-        if (tiles < 1 || blocks < 1 || units > INT32_MAX)
-            continue;
-        pl.dp_tiles = 0;
-        pl.sk_blocks = (int)blocks;
-        const double cost = plan_cost(p, pl);
-        if (plan_usable(pl) && cost < best_cost) {
-            best_cost = cost;
-            best = pl;
+        /* a full wave of blocks, or one block an SM fewer (SK_IMBALANCE_2) */
+        for (int per = std::max(1, c.blocks_per_sm - 1); per <= c.blocks_per_sm; ++per) {
+            const int64_t blocks = std::min<int64_t>((int64_t)per * sms, units / SK_MIN_UNITS);
+            /* the kernel counts units in 32 bits */
+            if (tiles < 1 || blocks < 1 || units > INT32_MAX)
+                continue;
+            pl.dp_tiles = 0;
+            pl.sk_blocks = (int)blocks;
+            const double cost = plan_cost(p, pl);
+            if (plan_usable(pl) && cost < best_cost) {
+                best_cost = cost;
+                best = pl;
+            }
         }
     }
     return memo.keep(p, best);
@@ -292,7 +304,8 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
         /* one wave of equal ranges; a range meets tiles / blocks + 1 tiles on average */
         const double tiles = (double)pl.tiles_m * pl.tiles_n;
         const double flops = tile_flops * (double)ceil_div(p->k, c.bk) * c.bk * tiles;
-        compute = SK_IMBALANCE * waves_seconds(p, c, pl.sk_blocks, flops / pl.sk_blocks, sms) +
+        const double imbalance = pl.sk_blocks > 2 * (int64_t)sms ? SK_IMBALANCE : SK_IMBALANCE_2;
+        compute = imbalance * waves_seconds(p, c, pl.sk_blocks, flops / pl.sk_blocks, sms) +
                   SK_SEGMENT_S * tiles / pl.sk_blocks;
         const double per_tile = pl.sk_blocks > tiles ? std::ceil(pl.sk_blocks / tiles) + 1.0 : 2.0;
         reduce = SK_FIXED_S + SK_PARTIAL_S * per_tile + (double)plan_work_bytes(pl) / L2_BYTES_PER_S;

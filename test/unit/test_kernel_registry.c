@@ -135,7 +135,7 @@ int main(void)
      * copied, B by 4-byte copies (H200, 2026-11-26: 0.0150 ms either way at this K, 1000^3 TN 0.0574
      * -> 0.0568, 1536^3 TN 0.1873 -> 0.1858 against both copied) */
     sgemm_tile_choice(1000, 1000, 128, 1, 0, "A copied, then pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
-    sgemm_tile_choice(1536, 1536, 1536, 1, 0, "A copied, then streamk (288 tiles of 128x64 over 396 blocks; B K4)");
+    sgemm_tile_choice(1536, 1536, 1536, 1, 0, "A copied, then streamk (288 tiles of 128x64 over 264 blocks; B K4)");
     /* many waves: both copied */
     sgemm_tile_choice(1250, 3467, 4653, 1, 0, "AB copied, then splitk_tail");
     /* the k groups where a launch leaves each SM one four-warp block (H100, 2026-11-25: 1000^3 NN
@@ -144,9 +144,17 @@ int main(void)
     sgemm_tile_choice(1000, 1000, 1000, 0, 1, "pipelined_128x64_kg2 (128 tiles of 128x64kg2)");
     sgemm_tile_choice(2048, 2048, 256, 1, 0, "A copied, then pipelined_256x128x8 (128 tiles of 256x128x8; B K4)");
     /* stream-K where whole tiles fill under a wave and K is long enough to share them (H100, by name:
-     * 1280^3 NN 0.961 and 1536^3 NN 0.974 of the fastest other plan), not at 2048^3 (1.02-1.03) */
-    sgemm_tile_choice(1536, 1536, 1536, 0, 0, "streamk (288 tiles of 128x64 over 396 blocks; B K4)");
-    sgemm_tile_choice(1280, 1280, 1280, 0, 0, "streamk (200 tiles of 128x64 over 396 blocks; B K4)");
+     * 1280^3 NN 0.961 and 1536^3 NN 0.974 of the fastest other plan), not at 2048^3 (1.02-1.03);
+     * over two blocks an SM there, not three (bench/sgemm_plan_space, H100 and H200, 2026-11-26:
+     * 3-7 % faster at 1152^3-1536^3 NN and NT) */
+    sgemm_tile_choice(1536, 1536, 1536, 0, 0, "streamk (288 tiles of 128x64 over 264 blocks; B K4)");
+    sgemm_tile_choice(1280, 1280, 1280, 0, 0, "streamk (200 tiles of 128x64 over 264 blocks; B K4)");
+    sgemm_tile_choice(1152, 1152, 1152, 0, 1, "streamk (162 tiles of 128x64 over 264 blocks)");
+    /* one wave of 8-warp 128x128 tiles where they leave each SM one block (1400^3 NT: 0.1250 ms
+     * against 0.1327 for 242 tiles of 128x64, H100, 2026-11-26), and 128x64 tiles split where the
+     * k groups left 34 SMs idle (896^3 NT 0.0445 against 0.0464) */
+    sgemm_tile_choice(1400, 1400, 1400, 0, 1, "pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_tile_choice(896, 896, 896, 0, 1, "splitk (tiles of 128x64: 0 whole, 98 in 4 K slices)");
     /* one wave of 8-warp blocks, the K-contiguous operand (if any) facing their 256 side (H100,
      * 2026-11-25, by name: 2048^3 NT 0.3373 ms against 0.3593 for the 128x64 tiles, NN 0.3419
      * against 0.3731 for splitk_tail, TT 0.3427 against 0.3728) */
