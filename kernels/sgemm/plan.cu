@@ -5,6 +5,7 @@
  * variant's launch always reproduces the plan that work_bytes and the selector saw. */
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
@@ -62,8 +63,27 @@ const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
  * With one 4-warp block per SM (1000^3, 1024^3) NN falls 10-16 % behind NT instead of 5 %: fewer
  * warps hide the copies, so the cost grows as full / resident warps, up to the 3 measured, for
  * blocks of 4 warps or more (64x64's 2-warp blocks were not measured so: at 512^3 NT the bonus
- * this would give it chose 64x64 tiles over a 128x64 split that is 1.8 times faster). */
-constexpr double K4_COST = 0.053, K4_BOTH = 0.10, K16_COST = 0.027, K16_BOTH = 0.0;
+ * this would give it chose 64x64 tiles over a 128x64 split that is 1.8 times faster).
+ * K16_COST refitted 0.027 -> 0.020 on every plan of 177 shapes (bench/plan_regret over
+ * bench/sgemm_plan_space runs on an H100 and an H200, 2026-11-26: TN direct at 1152^3, 1792^3,
+ * 1800^3 and 664x5244x5752 2-11 % faster than after copies, 64x4096x4096 NN 8 K slices, 6 % faster
+ * than 12; nothing measured slower).
+ * A K-contiguous operand whose rows do not all start on 32-byte sectors (a leading dimension not a
+ * multiple of 8, or a base off 32 bytes) reads three sectors instead of two for each such row's 64
+ * bytes of a k tile: TN direct ran 13-32 % behind NT at 1100^3, 1300^3, 2500^3 and 3500^3 (leading
+ * dimensions 4 mod 8), 1.5-4.5 % at the other squares (H100, 2026-11-26). MISALIGNED_COST a such
+ * operand, x 128 / the side it faces: 0.06 scored best with bench/plan_regret; measured on the H200
+ * (2026-11-26, 73 shapes) 0.9 % faster in geometric mean, 5-10 % at 2725x2748x4431 TN,
+ * 2884x1253x3165 TN, 3045x3099x6687 NN and 2786x1159x706 TN (operands copied first), 6.5 % slower at
+ * 2157x1044x745 NN. */
+constexpr double K4_COST = 0.053, K4_BOTH = 0.10, K16_COST = 0.020, K16_BOTH = 0.0;
+constexpr double MISALIGNED_COST = 0.06;
+
+/* rows of a K-contiguous operand x (leading dimension ld) that start off a 32-byte sector */
+bool rows_misaligned(const float *x, int64_t ld)
+{
+    return (uintptr_t)x % 32 != 0 || ld % 8 != 0;
+}
 constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
 
 double layout_factor(const shim_sgemm_args *p, const tile_config &c, int resident_warps)
@@ -72,10 +92,12 @@ double layout_factor(const shim_sgemm_args *p, const tile_config &c, int residen
     const double a = p->transa ? ((k16 & K16_A) ? K16_COST : K4_COST) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
     const double b = p->transb ? 0.0 : ((k16 & K16_B) ? K16_COST : K4_COST) * (128.0 / c.bm) * (128.0 / c.bm);
     const double pair = p->transa && !p->transb ? (k16 == (K16_A | K16_B) ? K16_BOTH : K4_BOTH) : 0.0;
+    const double misaligned = MISALIGNED_COST * ((p->transa && rows_misaligned(p->a, p->lda) ? 128.0 / c.bn : 0.0) +
+                                                 (!p->transb && rows_misaligned(p->b, p->ldb) ? 128.0 / c.bm : 0.0));
     const int full = c.blocks_per_sm * c.threads / 32;
     const double exposed = c.threads < 128 ? 1.0
                                            : std::min(MAX_EXPOSED, (double)full / std::max(1, std::min(resident_warps, full)));
-    return (1.0 + exposed * (a + b + pair)) / (1.0 + exposed * K4_COST);
+    return (1.0 + exposed * (a + b + pair + misaligned)) / (1.0 + exposed * K4_COST);
 }
 
 int64_t ceil_div(int64_t a, int64_t b)

@@ -121,23 +121,30 @@ static void sgemm_tile_choice(int m, int n, int k, int ta, int tb, const char *e
 int main(void)
 {
     sgemm_tile_choice(8192, 128, 8192, 1, 1, "of 64x128");
-    sgemm_tile_choice(8192, 128, 8192, 1, 0, "B copied, then splitk (tiles of 64x128");
+    /* both K-contiguous, their rows 32-byte aligned: split directly (H200, 2026-11-26: 0.3744 ms
+     * against 0.3762 with B copied first) */
+    sgemm_tile_choice(8192, 128, 8192, 1, 0, "splitk (tiles of 128x64: 0 whole, 128 in 3 K slices; A K16 B K16)");
     sgemm_tile_choice(8192, 128, 8192, 0, 1, "of 128x64");
     sgemm_tile_choice(8192, 128, 8192, 0, 0, "B copied, then splitk (tiles of 128x64");
     sgemm_tile_choice(128, 128, 65536, 1, 1, "of 64x128");
     sgemm_tile_choice(128, 128, 65536, 0, 0, "of 128x64");
     /* K-contiguous operands facing a 64-wide side, or both K-contiguous: 16-byte copies (K16); one
      * facing 128: 4-byte ones (K4) */
-    sgemm_tile_choice(64, 4096, 4096, 0, 0, "64x128: 0 whole, 32 in 12 K slices; B K16)");
+    sgemm_tile_choice(64, 4096, 4096, 0, 0, "64x128: 0 whole, 32 in 8 K slices; B K16)");
     sgemm_tile_choice(8192, 128, 8192, 1, 1, "; A K4)");
     sgemm_tile_choice(4096, 64, 4096, 1, 0, "; A K16 B K16)");
-    /* both K-contiguous, and the copied forms one wave of blocks (here the k-group tiles): A alone
-     * copied, B by 4-byte copies (H200, 2026-11-26: 0.0150 ms either way at this K, 1000^3 TN 0.0574
-     * -> 0.0568, 1536^3 TN 0.1873 -> 0.1858 against both copied) */
-    sgemm_tile_choice(1000, 1000, 128, 1, 0, "A copied, then pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
+    /* both K-contiguous, and the copied forms one wave of blocks (here stream-K): A alone copied, B
+     * by 4-byte copies (H200, 2026-11-26: 1536^3 TN 0.1873 -> 0.1858 against both copied); at
+     * K = 128 no copy (0.0149 ms against 0.0152 with A copied) */
+    sgemm_tile_choice(1000, 1000, 128, 1, 0, "pipelined_128x64 (128 tiles of 128x64; A K16 B K16)");
     sgemm_tile_choice(1536, 1536, 1536, 1, 0, "A copied, then streamk (288 tiles of 128x64 over 264 blocks; B K4)");
     /* many waves: both copied */
     sgemm_tile_choice(1250, 3467, 4653, 1, 0, "AB copied, then splitk_tail");
+    /* rows off 32-byte sectors (leading dimension not a multiple of 8): copied where an aligned shape
+     * would not be (H200, 2026-11-26: 2725x2748x4431 TN 1.4537 ms against 1.6067 with A alone
+     * copied, 3045x3099x6687 NN 2.8274 against 3.0951 direct) */
+    sgemm_tile_choice(2725, 2748, 4431, 1, 0, "AB copied");
+    sgemm_tile_choice(3045, 3099, 6687, 0, 0, "B copied");
     /* the k groups where a launch leaves each SM one four-warp block (H100, 2026-11-25: 1000^3 NN
      * 0.0541 ms against 0.0613 for splitk, NT 0.0529 against 0.0589), not where K is long */
     sgemm_tile_choice(1000, 1000, 1000, 0, 0, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
