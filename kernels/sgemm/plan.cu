@@ -31,7 +31,8 @@ constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 constexpr double SK_FIXED_S = 3.0e-6;
 constexpr double SK_SEGMENT_S = 1.0e-6;
 constexpr double SK_IMBALANCE = 1.08;
-/* stream-K over two blocks an SM where the configuration holds three: in a three-block launch the
+/* stream-K launches of at most two blocks an SM (a configuration that holds three, one block an SM
+ * fewer; or one whose units give no more blocks) against three or more: in a three-block launch the
  * third block of an SM ran 10 % longer than the mean of the three, the second 2 % longer than the
  * mean of the first two (the nineteenth session's timestamps), and at 1100^3-1536^3 NN and NT the
  * two-block launch ran 3-7 % faster on the H100 and the H200 (bench/sgemm_plan_space, 2026-11-26);
