@@ -10,7 +10,7 @@
  * cuBLAS's time over it), then the geometric mean regret and the shapes under 0.95x cuBLAS. Where
  * this build's selector copies operands first (transpose_first), its time is known only if the
  * measured build's selector made the same choice (the CSV's selector row); otherwise the shape is
- * reported as not measured. The register-staged substitutes (warptile) are not told apart. */
+ * reported as not measured, as where it runs no pipelined plan (naive, warptile). */
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "sgemm_internal.h"
+#include "sgemm_shapes.h"
 
 using namespace sgemm;
 
@@ -53,23 +54,6 @@ std::vector<std::string> fields(const char *line)
             out.back() += *c;
     }
     return out;
-}
-
-constexpr double SPLIT_MARGIN = 0.97; /* registry.cu's */
-
-/* select_fp32_planned's choice among the pipelined plans (registry.cu) */
-plan model_pick(const shim_sgemm_args *p)
-{
-    plan best = best_dp(p);
-    double cost = plan_cost(p, best);
-    const plan split = plan_splitk(p), tail = plan_tail(p), sk = plan_streamk(p);
-    if (split.split_tiles > 0 && plan_cost(p, split) < SPLIT_MARGIN * cost)
-        best = split, cost = plan_cost(p, split) / SPLIT_MARGIN;
-    if (tail.split_tiles > 0 && tail.dp_tiles > 0 && plan_cost(p, tail) < SPLIT_MARGIN * cost)
-        best = tail, cost = plan_cost(p, tail) / SPLIT_MARGIN;
-    if (sk.sk_blocks > 0 && plan_cost(p, sk) < SPLIT_MARGIN * cost)
-        best = sk;
-    return best;
 }
 
 } // namespace
@@ -124,13 +108,39 @@ int main(int argc, char **argv)
             best = std::min(best, x.ms);
         if (!(best <= max_ms) || d.cublas <= 0)
             continue;
-        shim_sgemm_args p = {};
-        p.transa = d.ta, p.transb = d.tb, p.m = d.m, p.n = d.n, p.k = d.k, p.alpha = 1.0f;
-        p.a = p.b = reinterpret_cast<const float *>(4096);
-        p.c = reinterpret_cast<float *>(8192);
-        p.lda = d.ta ? d.k : d.m, p.ldb = d.tb ? d.n : d.k, p.ldc = d.m;
-        p.math = SHIM_SGEMM_FP32;
-        const plan pl = model_pick(&p);
+        /* the measured operands were cudaMalloc'd: aligned */
+        const shim_sgemm_args p = bench_shape_args({d.m, d.n, d.k, d.ta, d.tb}, reinterpret_cast<const float *>(4096),
+                                                    reinterpret_cast<const float *>(4096),
+                                                    reinterpret_cast<float *>(8192), nullptr);
+        auto not_measured = [&](const char *what, const char *how) {
+            printf("%-22s %s %-40s not measured\n", key.c_str(), what, how);
+            ++missing;
+        };
+        auto measured_at = [&](const char *what, const char *how, double ms) {
+            const double regret = ms / std::min(best, d.selector > 0 ? d.selector : best), vs = d.cublas / ms;
+            printf("%-22s %s %-40s %.4f ms, %.3f of the fastest, %.3fx cuBLAS%s\n", key.c_str(), what, how, ms, regret,
+                   vs, vs < 0.95 ? "  <0.95" : "");
+            log_regret += std::log(regret);
+            ++counted;
+            under += vs < 0.95;
+        };
+        /* where this build copies operands first, its choice is known only if the measured build
+         * made the same one */
+        const shim_sgemm_variant *sel = shim_sgemm_select(&p);
+        if (strcmp(sel->name, "transpose_first") == 0) {
+            char how[256];
+            shim_sgemm_describe(sel, &p, how, sizeof how);
+            if (d.selector_plan == how)
+                measured_at("copy", how, d.selector);
+            else
+                not_measured("copy", how);
+            continue;
+        }
+        plan pl;
+        if (!fp32_direct_plan(&p, &pl)) {
+            not_measured("runs", sel->name);
+            continue;
+        }
         const std::string cfg = config(pl.cfg).name;
         double ms = 0;
         for (const measured &x : d.plans) {
@@ -143,36 +153,10 @@ int main(int argc, char **argv)
         char desc[128];
         snprintf(desc, sizeof desc, "%s dp %d split %d x%d sk %d", cfg.c_str(), pl.dp_tiles, pl.split_tiles,
                  pl.splits, pl.sk_blocks);
-        /* the whole selector, copies included: where this build copies operands first, its choice is
-         * known only if the measured build made the same one */
-        const shim_sgemm_variant *sel = shim_sgemm_select(&p);
-        if (strcmp(sel->name, "transpose_first") == 0) {
-            char how[256];
-            shim_sgemm_describe(sel, &p, how, sizeof how);
-            if (d.selector_plan == how) {
-                const double regret = d.selector / std::min(best, d.selector), vs = d.cublas / d.selector;
-                printf("%-22s copy %-40s %.4f ms, %.3f of the fastest, %.3fx cuBLAS%s\n", key.c_str(), how, d.selector,
-                       regret, vs, vs < 0.95 ? "  <0.95" : "");
-                log_regret += std::log(regret);
-                ++counted;
-                under += vs < 0.95;
-            } else {
-                printf("%-22s copy %-40s not measured (measured: %s)\n", key.c_str(), how, d.selector_plan.c_str());
-                ++missing;
-            }
-            continue;
-        }
-        if (ms == 0) {
-            printf("%-22s pick %-40s not measured\n", key.c_str(), desc);
-            ++missing;
-            continue;
-        }
-        const double regret = ms / std::min(best, d.selector > 0 ? d.selector : best), vs = d.cublas / ms;
-        printf("%-22s pick %-40s %.4f ms, %.3f of the fastest, %.3fx cuBLAS%s\n", key.c_str(), desc, ms, regret, vs,
-               vs < 0.95 ? "  <0.95" : "");
-        log_regret += std::log(regret);
-        ++counted;
-        under += vs < 0.95;
+        if (ms > 0)
+            measured_at("pick", desc, ms);
+        else
+            not_measured("pick", desc);
     }
     printf("%d shapes (fastest plan <= %.2f ms): the model's pick over the fastest plan, geometric mean %.4f; %d "
            "under 0.95x cuBLAS; %d picks not measured\n",

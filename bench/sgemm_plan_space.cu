@@ -22,6 +22,7 @@
 extern "C" {
 #include "bench_util.h"
 }
+#include "sgemm_shapes.h"
 #include "sgemm_internal.h"
 
 using namespace sgemm;
@@ -48,14 +49,7 @@ void run_job(int, void *ctx, cudaStream_t)
         BENCH_CUDA(shim_sgemm_run(j->v, &j->p));
         return;
     }
-    const float one = 1.0f, zero = 0.0f;
-    if (cublasGemmEx(handle, j->p.transa ? CUBLAS_OP_T : CUBLAS_OP_N, j->p.transb ? CUBLAS_OP_T : CUBLAS_OP_N, j->p.m,
-                     j->p.n, j->p.k, &one, j->p.a, CUDA_R_32F, (int)j->p.lda, j->p.b, CUDA_R_32F, (int)j->p.ldb, &zero,
-                     j->p.c, CUDA_R_32F, (int)j->p.ldc, CUBLAS_COMPUTE_32F_PEDANTIC,
-                     CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "sgemm_plan_space: cuBLAS failed\n");
-        exit(1);
-    }
+    bench_cublas_sgemm(handle, &j->p, "sgemm_plan_space");
 }
 
 constexpr int ROUNDS = 7;
@@ -148,58 +142,31 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: sgemm_plan_space SHAPES CSV\n");
         return 2;
     }
-    FILE *in = fopen(argv[1], "r"), *csv = fopen(argv[2], "w");
-    if (!in || !csv) {
-        perror("sgemm_plan_space");
+    int count = 0;
+    size_t max[3];
+    bench_shape *shapes = bench_read_shapes(argv[1], "sgemm_plan_space", &count, max);
+    FILE *csv = shapes ? fopen(argv[2], "w") : nullptr;
+    if (!csv) {
+        if (shapes)
+            perror("sgemm_plan_space");
         return 1;
     }
-    struct shape {
-        int m, n, k, ta, tb;
-    };
-    std::vector<shape> shapes;
-    size_t max_a = 1, max_b = 1, max_c = 1;
-    int m, n, k;
-    char ta, tb;
-    while (fscanf(in, "%d %d %d %c %c", &m, &n, &k, &ta, &tb) == 5) {
-        if (m < 1 || n < 1 || k < 1) {
-            fprintf(stderr, "sgemm_plan_space: shape %d %d %d: dimensions must be positive\n", m, n, k);
-            return 2;
-        }
-        shapes.push_back({m, n, k, ta == 'T', tb == 'T'});
-        max_a = std::max(max_a, (size_t)m * k);
-        max_b = std::max(max_b, (size_t)k * n);
-        max_c = std::max(max_c, (size_t)m * n);
-    }
-    fclose(in);
     BENCH_CUDA(cudaStreamCreate(&stream));
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "sgemm_plan_space: cuBLAS could not start\n");
         return 1;
     }
     float *a, *b, *c;
-    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * max_a));
-    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * max_b));
-    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * max_c));
-    bench_fill_device(a, max_a, 1);
-    bench_fill_device(b, max_b, 2);
+    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * max[0]));
+    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * max[1]));
+    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * max[2]));
+    bench_fill_device(a, max[0], 1);
+    bench_fill_device(b, max[1], 2);
 
     fprintf(csv, "m,n,k,case,method,cfg,dp_tiles,split_tiles,splits,sk_blocks,ms,model_ms,plan\n");
-    for (const shape &sh : shapes) {
-        shim_sgemm_args p = {};
-        p.transa = sh.ta;
-        p.transb = sh.tb;
-        p.m = sh.m;
-        p.n = sh.n;
-        p.k = sh.k;
-        p.alpha = 1.0f;
-        p.a = a;
-        p.lda = sh.ta ? sh.k : sh.m;
-        p.b = b;
-        p.ldb = sh.tb ? sh.n : sh.k;
-        p.c = c;
-        p.ldc = sh.m;
-        p.stream = stream;
-        p.math = SHIM_SGEMM_FP32;
+    for (int s = 0; s < count; ++s) {
+        const bench_shape sh = shapes[s];
+        const shim_sgemm_args p = bench_shape_args(sh, a, b, c, stream);
         const char cs[3] = {sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', 0};
         /* every plan, then the selector's choice and cuBLAS, timed once a round, ROUNDS rounds: a
          * long shape's plans heat the card (an H100 ran 10 % slower by the end of one shape's
@@ -258,6 +225,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     fclose(csv);
+    free(shapes);
     BENCH_CUDA(cudaFree(a));
     BENCH_CUDA(cudaFree(b));
     BENCH_CUDA(cudaFree(c));

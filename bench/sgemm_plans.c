@@ -16,6 +16,7 @@
 #include <string.h>
 #include "bench_util.h"
 #include "sgemm_kernels.h"
+#include "sgemm_shapes.h"
 
 #define MAX_NAMES 24
 static const char DEFAULT_NAMES[] = "naive,pipelined_64x64,pipelined_128x64,pipelined_64x128,pipelined_128x128,"
@@ -34,16 +35,7 @@ static void run_job(int i, void *ctx, cudaStream_t s)
     (void)i, (void)s;
     job *j = ctx;
     if (!j->v) {
-        const float one = 1.0f, zero = 0.0f;
-        cublasStatus_t st = cublasGemmEx(handle, j->p.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                         j->p.transb ? CUBLAS_OP_T : CUBLAS_OP_N, j->p.m, j->p.n, j->p.k, &one,
-                                         j->p.a, CUDA_R_32F, (int)j->p.lda, j->p.b, CUDA_R_32F, (int)j->p.ldb, &zero,
-                                         j->p.c, CUDA_R_32F, (int)j->p.ldc, CUBLAS_COMPUTE_32F_PEDANTIC,
-                                         CUBLAS_GEMM_DEFAULT);
-        if (st != CUBLAS_STATUS_SUCCESS) {
-            fprintf(stderr, "sgemm_plans: cuBLAS status %d\n", (int)st);
-            exit(1);
-        }
+        bench_cublas_sgemm(handle, &j->p, "sgemm_plans");
         return;
     }
     BENCH_CUDA(shim_sgemm_run(j->v, &j->p));
@@ -66,9 +58,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: sgemm_plans SHAPES CSV [NAMES]\n");
         return 2;
     }
-    FILE *in = fopen(argv[1], "r"), *csv = fopen(argv[2], "w");
-    if (!in || !csv) {
-        perror("sgemm_plans");
+    int count = 0;
+    size_t max[3];
+    bench_shape *shapes = bench_read_shapes(argv[1], "sgemm_plans", &count, max);
+    FILE *csv = shapes ? fopen(argv[2], "w") : NULL;
+    if (!csv) {
+        if (shapes)
+            perror("sgemm_plans");
         return 1;
     }
     char names_buf[1024];
@@ -89,63 +85,24 @@ int main(int argc, char **argv)
         ncand++;
     }
 
-    struct shape {
-        int m, n, k, ta, tb;
-    } *shapes = NULL;
-    int count = 0, cap = 0;
-    size_t max_a = 1, max_b = 1, max_c = 1;
-    char ta, tb;
-    int m, n, k;
-    while (fscanf(in, "%d %d %d %c %c", &m, &n, &k, &ta, &tb) == 5) {
-        if (m < 1 || n < 1 || k < 1) {
-            fprintf(stderr, "sgemm_plans: shape %d %d %d: dimensions must be positive\n", m, n, k);
-            return 2;
-        }
-        if (count == cap && !(shapes = realloc(shapes, sizeof *shapes * (size_t)(cap = cap ? 2 * cap : 64)))) {
-            perror("sgemm_plans");
-            return 1;
-        }
-        shapes[count++] = (struct shape){m, n, k, ta == 'T', tb == 'T'};
-        if ((size_t)m * k > max_a)
-            max_a = (size_t)m * k;
-        if ((size_t)k * n > max_b)
-            max_b = (size_t)k * n;
-        if ((size_t)m * n > max_c)
-            max_c = (size_t)m * n;
-    }
-    fclose(in);
-
     BENCH_CUDA(cudaStreamCreate(&stream));
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "sgemm_plans: cuBLAS could not start\n");
         return 1;
     }
     float *a, *b, *c;
-    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * max_a));
-    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * max_b));
-    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * max_c));
-    bench_fill_device(a, max_a, 1);
-    bench_fill_device(b, max_b, 2);
+    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * max[0]));
+    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * max[1]));
+    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * max[2]));
+    bench_fill_device(a, max[0], 1);
+    bench_fill_device(b, max[1], 2);
 
     fprintf(csv, "m,n,k,case,method,ms,plan\n");
     double log_regret = 0, worst = 1, log_vs_cublas = 0;
     int off5 = 0;
     for (int s = 0; s < count; s++) {
-        const struct shape sh = shapes[s];
-        const shim_sgemm_args p = {.transa = sh.ta,
-                                   .transb = sh.tb,
-                                   .m = sh.m,
-                                   .n = sh.n,
-                                   .k = sh.k,
-                                   .alpha = 1.0f,
-                                   .a = a,
-                                   .lda = sh.ta ? sh.k : sh.m,
-                                   .b = b,
-                                   .ldb = sh.tb ? sh.n : sh.k,
-                                   .c = c,
-                                   .ldc = sh.m,
-                                   .stream = stream,
-                                   .math = SHIM_SGEMM_FP32};
+        const bench_shape sh = shapes[s];
+        const shim_sgemm_args p = bench_shape_args(sh, a, b, c, stream);
         char cs[3] = {sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', 0}, how[256];
         double best = INFINITY;
         const char *best_name = "";

@@ -434,11 +434,16 @@ static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl)
 }
 
 namespace sgemm {
-bool fp32_one_wave(const shim_sgemm_args *p)
+bool fp32_direct_plan(const shim_sgemm_args *p, plan *pl)
 {
     double seconds;
+    return variant_plan(select_fp32_index(p, &seconds), p, pl);
+}
+
+bool fp32_one_wave(const shim_sgemm_args *p)
+{
     plan pl;
-    return variant_plan(select_fp32_index(p, &seconds), p, &pl) && (pl.sk_blocks > 0 || config(pl.cfg).one_wave);
+    return fp32_direct_plan(p, &pl) && (pl.sk_blocks > 0 || config(pl.cfg).one_wave);
 }
 } // namespace sgemm
 

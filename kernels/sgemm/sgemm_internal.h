@@ -161,6 +161,9 @@ size_t plan_work_bytes(const plan &pl);
 
 /* enqueues the pipelined kernel for the plan, and the slice reduction when it splits */
 cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl);
+/* the pipelined plan the FP32 ladder's choice without copies runs (false where it runs none: naive,
+ * the register-staged warptile kernels) */
+bool fp32_direct_plan(const shim_sgemm_args *p, plan *pl);
 /* a stream-K plan's launch (streamk.cu): the arrival counters zeroed, then its kernel */
 cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl);
 /* the reduction pass of a split plan, launched as a dependent of the main kernel where the device

@@ -1,0 +1,63 @@
+#include "sgemm_shapes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+bench_shape *bench_read_shapes(const char *path, const char *who, int *count, size_t max[3])
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "%s: %s: ", who, path);
+        perror(NULL);
+        return NULL;
+    }
+    int n_shapes = 0, cap = 64;
+    bench_shape *shapes = malloc(sizeof *shapes * (size_t)cap);
+    if (!shapes) {
+        perror(who);
+        fclose(in);
+        return NULL;
+    }
+    max[0] = max[1] = max[2] = 1;
+    int m, n, k;
+    char ta, tb;
+    while (fscanf(in, "%d %d %d %c %c", &m, &n, &k, &ta, &tb) == 5) {
+        if (m < 1 || n < 1 || k < 1) {
+            fprintf(stderr, "%s: shape %d %d %d: dimensions must be positive\n", who, m, n, k);
+            free(shapes);
+            fclose(in);
+            return NULL;
+        }
+        if (n_shapes == cap) {
+            bench_shape *more = realloc(shapes, sizeof *shapes * (size_t)(cap *= 2));
+            if (!more) {
+                perror(who);
+                free(shapes);
+                fclose(in);
+                return NULL;
+            }
+            shapes = more;
+        }
+        shapes[n_shapes++] = (bench_shape){m, n, k, ta == 'T', tb == 'T'};
+        const size_t sizes[3] = {(size_t)m * k, (size_t)k * n, (size_t)m * n};
+        for (int i = 0; i < 3; i++)
+            if (sizes[i] > max[i])
+                max[i] = sizes[i];
+    }
+    fclose(in);
+    *count = n_shapes;
+    return shapes;
+}
+
+void bench_cublas_sgemm(cublasHandle_t handle, const shim_sgemm_args *p, const char *who)
+{
+    const float one = 1.0f, zero = 0.0f;
+    const cublasStatus_t st =
+        cublasGemmEx(handle, p->transa ? CUBLAS_OP_T : CUBLAS_OP_N, p->transb ? CUBLAS_OP_T : CUBLAS_OP_N, p->m, p->n,
+                     p->k, &one, p->a, CUDA_R_32F, (int)p->lda, p->b, CUDA_R_32F, (int)p->ldb, &zero, p->c, CUDA_R_32F,
+                     (int)p->ldc, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "%s: cuBLAS status %d\n", who, (int)st);
+        exit(1);
+    }
+}

@@ -1,0 +1,47 @@
+/* Shared by the FP32 plan benchmarks (bench/sgemm_plans, bench/sgemm_plan_space) and the offline
+ * scorer (bench/plan_regret): the shape files of bench/shapes/ (lines "M N K TA TB", column-major,
+ * TA and TB N or T), one shape's call on given operands, and cuBLAS pedantic FP32 on the same. */
+#ifndef SHIM_BENCH_SGEMM_SHAPES_H
+#define SHIM_BENCH_SGEMM_SHAPES_H
+
+#include <cublas_v2.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "sgemm_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bench_shape {
+    int m, n, k, ta, tb;
+} bench_shape;
+
+/* the shapes of file path (*count of them, malloc'd), and the largest A, B and C among them in
+ * elements (max[0..2], at least 1); a message on stderr naming `who` and NULL on a bad file or shape */
+bench_shape *bench_read_shapes(const char *path, const char *who, int *count, size_t max[3]);
+
+/* C := A B in shape sh's layout on a, b, c (leading dimensions the operands' own rows or columns),
+ * alpha 1, beta 0, FP32 math */
+static inline shim_sgemm_args bench_shape_args(bench_shape sh, const float *a, const float *b, float *c,
+                                               cudaStream_t stream)
+{
+    shim_sgemm_args p;
+    memset(&p, 0, sizeof p);
+    p.transa = sh.ta, p.transb = sh.tb, p.m = sh.m, p.n = sh.n, p.k = sh.k, p.alpha = 1.0f;
+    p.a = a, p.lda = sh.ta ? sh.k : sh.m;
+    p.b = b, p.ldb = sh.tb ? sh.n : sh.k;
+    p.c = c, p.ldc = sh.m;
+    p.stream = stream, p.math = SHIM_SGEMM_FP32;
+    return p;
+}
+
+/* p's product by cuBLAS (pedantic FP32) on handle's stream; exits naming `who` if cuBLAS fails */
+void bench_cublas_sgemm(cublasHandle_t handle, const shim_sgemm_args *p, const char *who);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
