@@ -76,8 +76,14 @@ const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
  * operand, x 128 / the side it faces: 0.06 scored best with bench/plan_regret; measured on the H200
  * (2026-11-26, 73 shapes) 0.9 % faster in geometric mean, 5-10 % at 2725x2748x4431 TN,
  * 2884x1253x3165 TN, 3045x3099x6687 NN and 2786x1159x706 TN (operands copied first), 6.5 % slower at
- * 2157x1044x745 NN. */
-constexpr double K4_COST = 0.053, K4_BOTH = 0.10, K16_COST = 0.020, K16_BOTH = 0.0;
+ * 2157x1044x745 NN.
+ * K16_BOTH: both operands K16 (TN) cost less than their two prices: TN directly in split plans ran as
+ * fast as NN (1536^3 128x64 split 3: 0.1892 ms TN, 0.1887 NN, H100), where the two prices put it 4.5 %
+ * slower, and the model overpriced TN direct by 8-15 % at 1152^3-1600^3 on both cards (plan spaces of
+ * 2026-11-26). -0.015 scored best with bench/plan_regret on both (1600^3 TN direct split 2 instead of
+ * after copies, 6 % faster; 64x4096x4096 TN in 8 K slices instead of 12, 6.7 % on the H100; nothing
+ * measured slower); -0.02 and below took 1400^3 TN direct, 1.5 % slower. */
+constexpr double K4_COST = 0.053, K4_BOTH = 0.10, K16_COST = 0.020, K16_BOTH = -0.015;
 constexpr double MISALIGNED_COST = 0.06;
 
 /* rows of a K-contiguous operand x (leading dimension ld) that start off a 32-byte sector */

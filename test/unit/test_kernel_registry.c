@@ -133,6 +133,11 @@ int main(void)
     sgemm_tile_choice(64, 4096, 4096, 0, 0, "64x128: 0 whole, 32 in 8 K slices; B K16)");
     sgemm_tile_choice(8192, 128, 8192, 1, 1, "; A K4)");
     sgemm_tile_choice(4096, 64, 4096, 1, 0, "; A K16 B K16)");
+    /* both K16 priced below their two prices (K16_BOTH): 8 K slices, not 12, and 1600^3 TN split
+     * directly rather than after both copies (H200, 2026-11-26: 64x4096x4096 TN 0.0603 ms against
+     * 0.0646, 1600^3 TN 0.2010 against 0.2129) */
+    sgemm_tile_choice(64, 4096, 4096, 1, 0, "splitk (tiles of 64x128: 0 whole, 32 in 8 K slices; A K16 B K16)");
+    sgemm_tile_choice(1600, 1600, 1600, 1, 0, "splitk (tiles of 128x64: 0 whole, 325 in 2 K slices; A K16 B K16)");
     /* both K-contiguous, and the copied forms one wave of blocks (here stream-K): A alone copied, B
      * by 4-byte copies (H200, 2026-11-26: 1536^3 TN 0.1873 -> 0.1858 against both copied); at
      * K = 128 no copy (0.0149 ms against 0.0152 with A copied) */
