@@ -137,7 +137,7 @@ int main(int argc, char **argv)
             continue;
         }
         plan pl;
-        if (!fp32_direct_plan(&p, &pl)) {
+        if (!fp32_variant_plan(sel, &p, &pl)) {
             not_measured("runs", sel->name);
             continue;
         }

@@ -367,7 +367,12 @@ const shim_sgemm_variant *select_fp32_direct(const shim_sgemm_args *p, double *s
 } // namespace sgemm
 
 /* the direct choice, or the same ladder after copying the K-contiguous operands where that pays
- * (transpose_first.cu) */
+ * (transpose_first.cu). Where TN's copy of A would feed the 8-warp 256x128x8 tiles, those tiles run
+ * TN directly instead, both operands by 16-byte copies transposed in shared memory: measured 1-4 %
+ * faster than after the copy at 2000^3-4096^3 (H200: 2000^3 0.3411 ms against 0.3522, 2048^3 0.3496
+ * against 0.3597; H100: 2816^3 4.3 %, 3584^3 3 %). The model does not choose them itself: k_face keeps
+ * K-contiguous operands facing their 128 side off them, and waived for TN it also took them where they
+ * displace 128x64 plans on fewer tiles than SMs, 10 % slower (docs/notes/sgemm.md). */
 static int select_fp32(const shim_sgemm_args *p, double *seconds)
 {
     const int direct = select_fp32_index(p, seconds);
@@ -375,6 +380,13 @@ static int select_fp32(const shim_sgemm_args *p, double *seconds)
     if (!copies)
         return direct;
     *seconds = transpose_first_seconds(p, copies);
+    const int eight_warps = variant_for_config(TILE_256x128_K8);
+    if (copies == COPY_A && p->transa && !p->transb && k16_operands(p, config(TILE_256x128_K8)) == (K16_A | K16_B)) {
+        int inner_copies;
+        shim_sgemm_args q;
+        if (transpose_first_inner(p, &inner_copies, &q) == &variants[eight_warps])
+            return eight_warps;
+    }
     return V_TRANSPOSE_FIRST;
 }
 
@@ -434,6 +446,11 @@ static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl)
 }
 
 namespace sgemm {
+bool fp32_variant_plan(const shim_sgemm_variant *v, const shim_sgemm_args *p, plan *pl)
+{
+    return v && variant_plan((int)(v - variants), p, pl);
+}
+
 bool fp32_direct_plan(const shim_sgemm_args *p, plan *pl)
 {
     double seconds;

@@ -164,6 +164,8 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl);
 /* the pipelined plan the FP32 ladder's choice without copies runs (false where it runs none: naive,
  * the register-staged warptile kernels) */
 bool fp32_direct_plan(const shim_sgemm_args *p, plan *pl);
+/* the pipelined plan FP32 variant v runs for p (false where it runs none, or copies first) */
+bool fp32_variant_plan(const shim_sgemm_variant *v, const shim_sgemm_args *p, plan *pl);
 /* a stream-K plan's launch (streamk.cu): the arrival counters zeroed, then its kernel */
 cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl);
 /* the reduction pass of a split plan, launched as a dependent of the main kernel where the device
