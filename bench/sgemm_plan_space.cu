@@ -151,17 +151,10 @@ int main(int argc, char **argv)
             perror("sgemm_plan_space");
         return 1;
     }
-    BENCH_CUDA(cudaStreamCreate(&stream));
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "sgemm_plan_space: cuBLAS could not start\n");
-        return 1;
-    }
-    float *a, *b, *c;
-    BENCH_CUDA(cudaMalloc((void **)&a, sizeof(float) * max[0]));
-    BENCH_CUDA(cudaMalloc((void **)&b, sizeof(float) * max[1]));
-    BENCH_CUDA(cudaMalloc((void **)&c, sizeof(float) * max[2]));
-    bench_fill_device(a, max[0], 1);
-    bench_fill_device(b, max[1], 2);
+    bench_sgemm_rig rig = bench_sgemm_rig_start(max, "sgemm_plan_space");
+    stream = rig.stream;
+    handle = rig.handle;
+    float *const a = rig.a, *const b = rig.b, *const c = rig.c;
 
     fprintf(csv, "m,n,k,case,method,cfg,dp_tiles,split_tiles,splits,sk_blocks,ms,model_ms,plan\n");
     for (int s = 0; s < count; ++s) {
@@ -226,8 +219,6 @@ int main(int argc, char **argv)
     }
     fclose(csv);
     free(shapes);
-    BENCH_CUDA(cudaFree(a));
-    BENCH_CUDA(cudaFree(b));
-    BENCH_CUDA(cudaFree(c));
+    bench_sgemm_rig_stop(&rig);
     return 0;
 }

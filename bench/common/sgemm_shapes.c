@@ -1,5 +1,7 @@
 #include "sgemm_shapes.h"
 
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -60,4 +62,27 @@ void bench_cublas_sgemm(cublasHandle_t handle, const shim_sgemm_args *p, const c
         fprintf(stderr, "%s: cuBLAS status %d\n", who, (int)st);
         exit(1);
     }
+}
+
+bench_sgemm_rig bench_sgemm_rig_start(const size_t max[3], const char *who)
+{
+    bench_sgemm_rig r;
+    BENCH_CUDA(cudaStreamCreate(&r.stream));
+    if (cublasCreate(&r.handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(r.handle, r.stream) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "%s: cuBLAS could not start\n", who);
+        exit(1);
+    }
+    BENCH_CUDA(cudaMalloc((void **)&r.a, sizeof(float) * max[0]));
+    BENCH_CUDA(cudaMalloc((void **)&r.b, sizeof(float) * max[1]));
+    BENCH_CUDA(cudaMalloc((void **)&r.c, sizeof(float) * max[2]));
+    bench_fill_device(r.a, max[0], 1);
+    bench_fill_device(r.b, max[1], 2);
+    return r;
+}
+
+void bench_sgemm_rig_stop(bench_sgemm_rig *rig)
+{
+    BENCH_CUDA(cudaFree(rig->a));
+    BENCH_CUDA(cudaFree(rig->b));
+    BENCH_CUDA(cudaFree(rig->c));
 }

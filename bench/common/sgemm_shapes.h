@@ -37,6 +37,18 @@ static inline shim_sgemm_args bench_shape_args(bench_shape sh, const float *a, c
     return p;
 }
 
+/* what the FP32 plan benchmarks time on: a stream, a cuBLAS handle on it, and device operands as
+ * large as a shape file's largest shapes need (max from bench_read_shapes), A and B filled with
+ * random data; started, or the process exits naming `who` */
+typedef struct bench_sgemm_rig {
+    cudaStream_t stream;
+    cublasHandle_t handle;
+    float *a, *b, *c;
+} bench_sgemm_rig;
+bench_sgemm_rig bench_sgemm_rig_start(const size_t max[3], const char *who);
+/* frees the operands */
+void bench_sgemm_rig_stop(bench_sgemm_rig *rig);
+
 /* p's product by cuBLAS (pedantic FP32) on handle's stream; exits naming `who` if cuBLAS fails */
 void bench_cublas_sgemm(cublasHandle_t handle, const shim_sgemm_args *p, const char *who);
 

@@ -380,11 +380,10 @@ static int select_fp32(const shim_sgemm_args *p, double *seconds)
     if (!copies)
         return direct;
     *seconds = transpose_first_seconds(p, copies);
-    const int eight_warps = variant_for_config(TILE_256x128_K8);
     if (copies == COPY_A && p->transa && !p->transb && k16_operands(p, config(TILE_256x128_K8)) == (K16_A | K16_B)) {
-        int inner_copies;
+        const int eight_warps = variant_for_config(TILE_256x128_K8);
         shim_sgemm_args q;
-        if (transpose_first_inner(p, &inner_copies, &q) == &variants[eight_warps])
+        if (copied_form_variant(p, COPY_A, &q) == &variants[eight_warps])
             return eight_warps;
     }
     return V_TRANSPOSE_FIRST;

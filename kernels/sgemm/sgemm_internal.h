@@ -66,6 +66,8 @@ size_t transpose_first_work(const shim_sgemm_args *p);
 /* what the variant runs after its copies: the operands copied (COPY_A | COPY_B), the copied form of
  * the problem, and the FP32 variant that runs it */
 const shim_sgemm_variant *transpose_first_inner(const shim_sgemm_args *p, int *copies, shim_sgemm_args *q);
+/* the FP32 variant that runs p with the operands in `copies` copied, and that copied form (q) */
+const shim_sgemm_variant *copied_form_variant(const shim_sgemm_args *p, int copies, shim_sgemm_args *q);
 cudaError_t transpose_first_launch(const shim_sgemm_args *p);
 /* the FP32 ladder's choice without copies, and its expected seconds (0: a tiny product) */
 const shim_sgemm_variant *select_fp32_direct(const shim_sgemm_args *p, double *seconds);

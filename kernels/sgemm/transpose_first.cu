@@ -282,12 +282,17 @@ double transpose_first_seconds(const shim_sgemm_args *p, int copies)
     return seconds + copies_seconds(p, copies);
 }
 
+const shim_sgemm_variant *copied_form_variant(const shim_sgemm_args *p, int copies, shim_sgemm_args *q)
+{
+    *q = copied_form(p, copies);
+    double seconds;
+    return select_fp32_direct(q, &seconds);
+}
+
 const shim_sgemm_variant *transpose_first_inner(const shim_sgemm_args *p, int *copies, shim_sgemm_args *q)
 {
     *copies = copies_for(p);
-    *q = copied_form(p, *copies);
-    double seconds;
-    return select_fp32_direct(q, &seconds);
+    return copied_form_variant(p, *copies, q);
 }
 
 size_t transpose_first_work(const shim_sgemm_args *p)
