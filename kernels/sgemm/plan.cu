@@ -96,8 +96,9 @@ constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, 
 double layout_factor(const shim_sgemm_args *p, const tile_config &c, int resident_warps)
 {
     const int k16 = k16_operands(p, c);
-    const double a = p->transa ? ((k16 & K16_A) ? K16_COST : K4_COST) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
-    const double b = p->transb ? 0.0 : ((k16 & K16_B) ? K16_COST : K4_COST) * (128.0 / c.bm) * (128.0 / c.bm);
+    const double k4 = K4_COST * c.k4_scale;
+    const double a = p->transa ? ((k16 & K16_A) ? K16_COST : k4) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
+    const double b = p->transb ? 0.0 : ((k16 & K16_B) ? K16_COST : k4) * (128.0 / c.bm) * (128.0 / c.bm);
     const double pair = p->transa && !p->transb ? (k16 == (K16_A | K16_B) ? K16_BOTH : K4_BOTH) : 0.0;
     const double misaligned = MISALIGNED_COST * ((p->transa && rows_misaligned(p->a, p->lda) ? 128.0 / c.bn : 0.0) +
                                                  (!p->transb && rows_misaligned(p->b, p->ldb) ? 128.0 / c.bm : 0.0));
@@ -213,6 +214,8 @@ bool config_planned(const shim_sgemm_args *p, const tile_config &c)
      * fill the SMs better (H100, 2026-11-25: 1000^3 NN 0.0541 ms against splitk's 0.0613,
      * 1000x1000x4000 NT even, 8192x128x8192 NN and 128x8192x8192 NT 3 % behind) */
     if (c.one_wave && (ceil_div(p->m, c.bm) * ceil_div(p->n, c.bn) > sm_count() || p->k > ONE_WAVE_MAX_K))
+        return false;
+    if (c.c16 && !operand_vec(p->c, p->ldc))
         return false;
     if (c.k_face == 0)
         return true;

@@ -112,10 +112,15 @@ struct tile_config {
      * most 4096 (the k-group configurations: more warps a tile where a launch leaves each SM one
      * block) */
     bool one_wave;
+    /* what its 4-byte transposing copies of a K-contiguous operand cost, as a multiple of the cost
+     * model's K4 price (plan.cu's K4_COST, measured on 128x64 tiles): 1 where not measured apart */
+    double k4_scale;
+    /* planned only where C takes 16-byte stores (aligned, ldc a multiple of 4) */
+    bool c16;
 };
 const tile_config &config(int id);
 /* configuration c may be planned for p: its efficiency is known, p's layout is one its efficiency
- * was measured in (k_face), and p's grid and K are where it pays (one_wave) */
+ * was measured in (k_face, c16), and p's grid and K are where it pays (one_wave) */
 bool config_planned(const shim_sgemm_args *p, const tile_config &c);
 /* The K-contiguous operands of p that go by 16-byte copies and a transpose in shared memory
  * (K16_A | K16_B) rather than by 4-byte transposing copies under configuration c: where c allows
@@ -179,14 +184,14 @@ float *aligned_work(const shim_sgemm_args *p);
 /* The last few values of a pure function of the problem's shape, per thread (declare it static
  * thread_local): the selector, work_bytes and launch ask for the same plans in a row, and the
  * selector weighs up to four transpose forms of one shape. The key is all that the FP32 plans and
- * choices depend on: m, n, k, the transposes, whether alpha and beta are zero, and whether the
- * K-contiguous operands are 16-byte capable (k16_operands; an R-contiguous operand's capability
- * changes only its copy width, not the plan, so a copied form planned with the caller's pointer
- * and launched with the workspace's finds the same entry). */
+ * choices depend on: m, n, k, the transposes, whether alpha and beta are zero, and whether A, B
+ * and C are 16-byte capable (k16_operands, and config_planned's k_face and c16: an R-contiguous
+ * operand's capability or C's decides whether a configuration is planned at all). A copied form is
+ * planned as the copy will be launched: its copied operands 16-byte capable (transpose_first.cu). */
 template <class T> struct shape_memo {
     static constexpr int ENTRIES = 8;
     struct entry {
-        int valid, m, n, k, transa, transb, alpha_zero, beta_zero, vec_a, vec_b;
+        int valid, m, n, k, transa, transb, alpha_zero, beta_zero, vec_a, vec_b, vec_c;
         T value;
     } e[ENTRIES];
     int next;
@@ -200,14 +205,16 @@ template <class T> struct shape_memo {
                      p->transb,
                      p->alpha == 0.0f,
                      p->beta == 0.0f,
-                     p->transa && operand_vec(p->a, p->lda),
-                     !p->transb && operand_vec(p->b, p->ldb),
+                     operand_vec(p->a, p->lda),
+                     operand_vec(p->b, p->ldb),
+                     operand_vec(p->c, p->ldc),
                      T{}};
     }
     static bool same(const entry &x, const entry &y)
     {
         return x.valid && x.m == y.m && x.n == y.n && x.k == y.k && x.transa == y.transa && x.transb == y.transb &&
-               x.alpha_zero == y.alpha_zero && x.beta_zero == y.beta_zero && x.vec_a == y.vec_a && x.vec_b == y.vec_b;
+               x.alpha_zero == y.alpha_zero && x.beta_zero == y.beta_zero && x.vec_a == y.vec_a && x.vec_b == y.vec_b &&
+               x.vec_c == y.vec_c;
     }
     const T *find(const shim_sgemm_args *p) const
     {

@@ -149,17 +149,28 @@ int k_contiguous(const shim_sgemm_args *p)
     return (p->transa ? COPY_A : 0) | (p->transb ? 0 : COPY_B);
 }
 
-/* the problem with the operands in `copies` flipped to R-contiguous (pointers still the caller's:
- * enough for planning, which looks at the 16-byte capability of K-contiguous operands only) */
+/* x rounded down to WORK_ALIGN bytes: where a copied operand's pointer stands while its copy is only
+ * planned, as aligned as the copy will be (never dereferenced: the launch points at the copy) */
+const float *copy_stand_in(const float *x)
+{
+    return reinterpret_cast<const float *>((uintptr_t)x / WORK_ALIGN * WORK_ALIGN);
+}
+
+/* the problem with the operands in `copies` flipped to R-contiguous, for planning: the copied
+ * operands' pointers are stand-ins as aligned as the copies (a configuration may be planned only
+ * where its R-contiguous operands are 16-byte capable, config_planned), so the plan chosen here is
+ * the plan launched on the copies */
 shim_sgemm_args copied_form(const shim_sgemm_args *p, int copies)
 {
     shim_sgemm_args q = *p;
     if (copies & COPY_A) {
         q.transa = 0;
+        q.a = copy_stand_in(p->a);
         q.lda = copied_ld(p->m);
     }
     if (copies & COPY_B) {
         q.transb = 1;
+        q.b = copy_stand_in(p->b);
         q.ldb = copied_ld(p->n);
     }
     return q;

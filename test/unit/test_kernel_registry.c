@@ -118,14 +118,43 @@ static void sgemm_tile_choice(int m, int n, int k, int ta, int tb, const char *e
     }
 }
 
+/* A plan depends on whether A, B and C are 16-byte capable (128x128 only with 16-byte copies of its
+ * R-contiguous operands and 16-byte stores of C), so the plans remembered from a thread's earlier
+ * calls (shape_memo) must not answer for operands placed otherwise: the same shape with A, then C,
+ * four bytes off is planned without those tiles, and the aligned call after it with them, as in a
+ * fresh thread. And a copied form is planned as the copy is launched (16-byte capable whatever the
+ * caller's pointer): TT with A four bytes off copies A and runs the same tiles as aligned. */
+static void sgemm_history_choice(int m, int n, int k, int ta, int tb, int off_a, int off_c, const char *expect)
+{
+    shim_sgemm_args p;
+    memset(&p, 0, sizeof p);
+    p.transa = ta, p.transb = tb, p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.beta = 0.0f;
+    p.lda = ta ? k : m, p.ldb = tb ? n : k, p.ldc = m, p.math = SHIM_SGEMM_FP32;
+    p.a = (const float *)(uintptr_t)(4096 + 4 * off_a), p.b = (const float *)(uintptr_t)4096;
+    p.c = (float *)(uintptr_t)(8192 + 4 * off_c);
+    char how[256];
+    shim_sgemm_describe(shim_sgemm_select(&p), &p, how, sizeof how);
+    cases++;
+    if ((expect[0] == '!' && strstr(how, expect + 1)) || (expect[0] != '!' && !strstr(how, expect))) {
+        printf("FAIL sgemm %dx%dx%d %c%c, A %d and C %d floats off: runs %s, expected %s\n", m, n, k, "NT"[ta],
+               "NT"[tb], off_a, off_c, how, expect[0] == '!' ? "other tiles" : expect);
+        failures++;
+    }
+}
+
 int main(void)
 {
+    sgemm_history_choice(1400, 1400, 1400, 0, 1, 1, 0, "!128x128");
+    sgemm_history_choice(1400, 1400, 1400, 0, 1, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_history_choice(1400, 1400, 1400, 0, 1, 0, 1, "!128x128");
+    sgemm_history_choice(1400, 1400, 1400, 0, 1, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_history_choice(1400, 1400, 1400, 1, 1, 1, 0, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
+
     sgemm_tile_choice(8192, 128, 8192, 1, 1, "of 64x128");
     /* both K-contiguous, their rows 32-byte aligned: split directly (H200, 2026-11-26: 0.3744 ms
      * against 0.3762 with B copied first) */
     sgemm_tile_choice(8192, 128, 8192, 1, 0, "splitk (tiles of 128x64: 0 whole, 128 in 3 K slices; A K16 B K16)");
-    sgemm_tile_choice(8192, 128, 8192, 0, 1, "of 128x64");
-    sgemm_tile_choice(8192, 128, 8192, 0, 0, "B copied, then splitk (tiles of 128x64");
+    sgemm_tile_choice(8192, 128, 8192, 0, 0, "B copied, then splitk (tiles of 128x");
     sgemm_tile_choice(128, 128, 65536, 1, 1, "of 64x128");
     sgemm_tile_choice(128, 128, 65536, 0, 0, "of 128x64");
     /* K-contiguous operands facing a 64-wide side, or both K-contiguous: 16-byte copies (K16); one
@@ -165,11 +194,18 @@ int main(void)
      * 3-7 % faster at 1152^3-1536^3 NN and NT) */
     sgemm_tile_choice(1536, 1536, 1536, 0, 0, "streamk (288 tiles of 128x64 over 264 blocks; B K4)");
     sgemm_tile_choice(1280, 1280, 1280, 0, 0, "streamk (200 tiles of 128x64 over 264 blocks; B K4)");
-    sgemm_tile_choice(1152, 1152, 1152, 0, 1, "streamk (162 tiles of 128x64 over 264 blocks)");
+    sgemm_tile_choice(1152, 1152, 1152, 0, 0, "streamk (162 tiles of 128x64 over 264 blocks; B K4)");
     /* one wave of 8-warp 128x128 tiles where they leave each SM one block (1400^3 NT: 0.1250 ms
      * against 0.1327 for 242 tiles of 128x64, H100, 2026-11-26), and 128x64 tiles split where the
      * k groups left 34 SMs idle (896^3 NT 0.0445 against 0.0464) */
     sgemm_tile_choice(1400, 1400, 1400, 0, 1, "pipelined_128x128 (121 tiles of 128x128)");
+    /* their K4 copies priced at what they cost them (k4_scale): where a K-contiguous operand would
+     * take them off those tiles, it is copied to keep them (H200, 2026-11-26: 1400^3 NN 0.1292 ms
+     * against 0.1389 on 128x64 tiles, TT 0.1294 against 0.1346; 1100^3 NT split 3 on 128x128 tiles
+     * 0.0765 against 0.0829 by stream-K) */
+    sgemm_tile_choice(1400, 1400, 1400, 0, 0, "B copied, then pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_tile_choice(1400, 1400, 1400, 1, 1, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_tile_choice(1100, 1100, 1100, 0, 1, "splitk (tiles of 128x128: 0 whole, 81 in 3 K slices)");
     sgemm_tile_choice(896, 896, 896, 0, 1, "splitk (tiles of 128x64: 0 whole, 98 in 4 K slices)");
     /* one wave of 8-warp blocks, the K-contiguous operand (if any) facing their 256 side (H100,
      * 2026-11-25, by name: 2048^3 NT 0.3373 ms against 0.3593 for the 128x64 tiles, NN 0.3419
