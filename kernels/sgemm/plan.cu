@@ -86,11 +86,6 @@ const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
 constexpr double K4_COST = 0.053, K4_BOTH = 0.10, K16_COST = 0.020, K16_BOTH = -0.015;
 constexpr double MISALIGNED_COST = 0.06;
 
-/* rows of a K-contiguous operand x (leading dimension ld) that start off a 32-byte sector */
-bool rows_misaligned(const float *x, int64_t ld)
-{
-    return (uintptr_t)x % 32 != 0 || ld % 8 != 0;
-}
 constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
 
 double layout_factor(const shim_sgemm_args *p, const tile_config &c, int resident_warps)
@@ -237,6 +232,16 @@ int k16_operands(const shim_sgemm_args *p, const tile_config &c)
 bool operand_vec(const float *x, int64_t ld)
 {
     return aligned16(x) && ld % 4 == 0;
+}
+
+bool rows_misaligned(const float *x, int64_t ld)
+{
+    return (uintptr_t)x % 32 != 0 || ld % 8 != 0;
+}
+
+int operand_alignment(const float *x, int64_t ld)
+{
+    return operand_vec(x, ld) ? (rows_misaligned(x, ld) ? 1 : 2) : 0;
 }
 
 plan plan_dp(const shim_sgemm_args *p, int cfg)

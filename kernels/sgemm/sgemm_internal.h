@@ -131,6 +131,12 @@ enum { K16_A = 1, K16_B = 2 };
 int k16_operands(const shim_sgemm_args *p, const tile_config &c);
 /* operand x of p (A or B) is 16-byte capable: pointer aligned, leading dimension a multiple of 4 */
 bool operand_vec(const float *x, int64_t ld);
+/* rows of operand x (leading dimension ld) that start off a 32-byte sector: a K-contiguous one reads
+ * three sectors for such a row's 64 bytes of a k tile (MISALIGNED_COST, plan.cu) */
+bool rows_misaligned(const float *x, int64_t ld);
+/* what a plan may depend on of where an operand lies: 0 not 16-byte capable, 1 16-byte capable with
+ * rows off 32-byte sectors, 2 rows on 32-byte sectors */
+int operand_alignment(const float *x, int64_t ld);
 
 /* How the output tiles are spread over blocks. The first dp_tiles tiles (in the grouped raster
  * order) each get one block running the full K range and finishing C. The remaining split_tiles
@@ -184,14 +190,15 @@ float *aligned_work(const shim_sgemm_args *p);
 /* The last few values of a pure function of the problem's shape, per thread (declare it static
  * thread_local): the selector, work_bytes and launch ask for the same plans in a row, and the
  * selector weighs up to four transpose forms of one shape. The key is all that the FP32 plans and
- * choices depend on: m, n, k, the transposes, whether alpha and beta are zero, and whether A, B
- * and C are 16-byte capable (k16_operands, and config_planned's k_face and c16: an R-contiguous
- * operand's capability or C's decides whether a configuration is planned at all). A copied form is
- * planned as the copy will be launched: its copied operands 16-byte capable (transpose_first.cu). */
+ * choices depend on: m, n, k, the transposes, whether alpha and beta are zero, and how A, B and C
+ * lie (operand_alignment: 16-byte capable, for k16_operands and config_planned's k_face and c16,
+ * where an R-contiguous operand's capability or C's decides whether a configuration is planned at
+ * all; rows on 32-byte sectors, for the model's price of rows off them). A copied form is planned
+ * as the copy will be launched: its copied operands as aligned as the copies (transpose_first.cu). */
 template <class T> struct shape_memo {
     static constexpr int ENTRIES = 8;
     struct entry {
-        int valid, m, n, k, transa, transb, alpha_zero, beta_zero, vec_a, vec_b, vec_c;
+        int valid, m, n, k, transa, transb, alpha_zero, beta_zero, align_a, align_b, align_c;
         T value;
     } e[ENTRIES];
     int next;
@@ -205,16 +212,16 @@ template <class T> struct shape_memo {
                      p->transb,
                      p->alpha == 0.0f,
                      p->beta == 0.0f,
-                     operand_vec(p->a, p->lda),
-                     operand_vec(p->b, p->ldb),
-                     operand_vec(p->c, p->ldc),
+                     operand_alignment(p->a, p->lda),
+                     operand_alignment(p->b, p->ldb),
+                     operand_alignment(p->c, p->ldc),
                      T{}};
     }
     static bool same(const entry &x, const entry &y)
     {
         return x.valid && x.m == y.m && x.n == y.n && x.k == y.k && x.transa == y.transa && x.transb == y.transb &&
-               x.alpha_zero == y.alpha_zero && x.beta_zero == y.beta_zero && x.vec_a == y.vec_a && x.vec_b == y.vec_b &&
-               x.vec_c == y.vec_c;
+               x.alpha_zero == y.alpha_zero && x.beta_zero == y.beta_zero && x.align_a == y.align_a &&
+               x.align_b == y.align_b && x.align_c == y.align_c;
     }
     const T *find(const shim_sgemm_args *p) const
     {
