@@ -85,6 +85,14 @@ const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
  * measured slower); -0.02 and below took 1400^3 TN direct, 1.5 % slower. */
 constexpr double K4_COST = 0.053, K4_BOTH = 0.10, K16_COST = 0.020, K16_BOTH = -0.015;
 constexpr double MISALIGNED_COST = 0.06;
+/* An R-contiguous operand that is not 16-byte capable (a leading dimension not a multiple of 4, or a
+ * base off 16 bytes) goes by 4-byte copies, four instructions where one would do: R4_COST x
+ * (128 / the side it faces)^2, as K4. Unpriced, the model sent odd NT shapes to 64-wide tiles whose
+ * copies face 64 (3501x3910x103 NT: 64x128 tiles 0.1138 ms, 128x128x8 0.0868); 0.04 scored best
+ * with bench/plan_regret on the H100's plan space (quadratic better than linear or flat), and on the
+ * H200 (2026-11-26, 315 shapes, 32 of them fresh odd ones) 33 plans changed, 0.979 of the time
+ * (docs/notes/sgemm.md, "4-byte copies of R-contiguous operands priced"). */
+constexpr double R4_COST = 0.04;
 
 constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
 
@@ -95,12 +103,14 @@ double layout_factor(const shim_sgemm_args *p, const tile_config &c, int residen
     const double a = p->transa ? ((k16 & K16_A) ? K16_COST : k4) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
     const double b = p->transb ? 0.0 : ((k16 & K16_B) ? K16_COST : k4) * (128.0 / c.bm) * (128.0 / c.bm);
     const double pair = p->transa && !p->transb ? (k16 == (K16_A | K16_B) ? K16_BOTH : K4_BOTH) : 0.0;
+    const double r4 = R4_COST * ((!p->transa && !operand_vec(p->a, p->lda) ? (128.0 / c.bn) * (128.0 / c.bn) : 0.0) +
+                                 (p->transb && !operand_vec(p->b, p->ldb) ? (128.0 / c.bm) * (128.0 / c.bm) : 0.0));
     const double misaligned = MISALIGNED_COST * ((p->transa && rows_misaligned(p->a, p->lda) ? 128.0 / c.bn : 0.0) +
                                                  (!p->transb && rows_misaligned(p->b, p->ldb) ? 128.0 / c.bm : 0.0));
     const int full = c.blocks_per_sm * c.threads / 32;
     const double exposed = c.threads < 128 ? 1.0
                                            : std::min(MAX_EXPOSED, (double)full / std::max(1, std::min(resident_warps, full)));
-    return (1.0 + exposed * (a + b + pair + misaligned)) / (1.0 + exposed * K4_COST);
+    return (1.0 + exposed * (a + b + pair + misaligned + r4)) / (1.0 + exposed * K4_COST);
 }
 
 int64_t ceil_div(int64_t a, int64_t b)
