@@ -148,9 +148,16 @@ const tile_config configs[] = {
 constexpr auto launchers = launchers_of<dp_entry>();
 constexpr auto launchers_staged = launchers_of<dp_staged_entry>();
 /* an unaligned C goes through shared memory (STAGED_C) where the product is this short in k: there
- * C's stores are what it costs; longer products keep today's kernels, whose k loops are the ones
- * measured (H200, 2026-11-26: 4097x4097x32 NN 0.112 ms with 4-byte stores against 0.047 at 4096) */
-constexpr int STAGED_C_MAX_K = 256;
+ * C's stores are what it costs (H200, 2026-11-26: 4097x4097x32 NN 0.112 ms with 4-byte stores
+ * against 0.047 at 4096). Up to K = 3072 the staged kernels ran the shapes with a C off 16 bytes
+ * 0-12 % faster (3297x2431x398 TN 12 %, 2237x1165x2981 NN 4 %); beyond it their k loops ran up to 6 %
+ * behind (3470x1067x6953 TN), and those of the 8-warp k8 tiles (255 registers) from K = 1976 on
+ * (2527x3166x2886 TN 5.6 %, 2489x1628x1976 TT 2.6 %) where they gained 9-12 % at K = 355-438: longer
+ * products keep the 4-byte stores (docs/notes/sgemm.md, "C staged up to K = 3072") */
+int staged_c_max_k(int cfg)
+{
+    return cfg == TILE_256x128_K8 || cfg == TILE_128x256_K8 ? 1024 : 3072;
+}
 static_assert(sizeof configs / sizeof *configs == TILE_CONFIGS, "one configuration per tile_config_id, in its order");
 
 } // namespace
@@ -179,7 +186,7 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
         return cudaErrorInvalidValue;
     int ma, mb;
     load_modes(p, q, config(pl.cfg), ma, mb);
-    const bool staged = !q.c_vec && p->k <= STAGED_C_MAX_K;
+    const bool staged = !q.c_vec && p->k <= staged_c_max_k(pl.cfg);
     const cudaError_t err = (staged ? launchers_staged : launchers)[pl.cfg](
         ma, mb, q, sc, ws, launch_at{(int)blocks, p->stream, p->dependent != 0});
     if (err != cudaSuccess || pl.split_tiles == 0)
