@@ -98,36 +98,17 @@ static void sgemm_copy_choice(int m, int n, int k, int ta, int tb, int expect)
     }
 }
 
-/* The tiles the FP32 plan runs (shim_sgemm_describe): a K-contiguous operand reaches shared memory by
- * 4-byte transposing copies, whose cost falls with the tile's other side, so a plan whose large
- * operand is a K-contiguous A takes 64x128 tiles (A's copies face 128 columns), never 128x64; with
- * an R-contiguous A and a K-contiguous B, 128x64. Where the small operand is the K-contiguous one, it
- * is copied first. */
-static void sgemm_tile_choice(int m, int n, int k, int ta, int tb, const char *expect)
-{
-    shim_sgemm_args p;
-    memset(&p, 0, sizeof p);
-    p.transa = ta, p.transb = tb, p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.beta = 0.0f;
-    p.lda = ta ? k : m, p.ldb = tb ? n : k, p.ldc = m, p.math = SHIM_SGEMM_FP32;
-    char how[256];
-    shim_sgemm_describe(shim_sgemm_select(&p), &p, how, sizeof how);
-    cases++;
-    /* "!text": anything but text */
-    if (expect[0] == '!' ? strstr(how, expect + 1) != NULL : strstr(how, expect) == NULL) {
-        printf("FAIL sgemm %dx%dx%d %c%c: runs %s, expected %s%s\n", m, n, k, "NT"[ta], "NT"[tb], how,
-               expect[0] == '!' ? "anything but " : "", expect + (expect[0] == '!'));
-        failures++;
-    }
-}
-
-/* A plan depends on whether A, B and C are 16-byte capable (128x128 only with 16-byte copies of its
+/* The tiles the FP32 plan runs (shim_sgemm_describe) with A, B and C off_a, off_b and off_c floats
+ * past 16-byte (indeed 256-byte) boundaries; expect "!text": anything but text.
+ * A plan depends on whether A, B and C are 16-byte capable (128x128 only with 16-byte copies of its
  * R-contiguous operands and 16-byte stores of C) and whether K-contiguous rows start on 32-byte
  * sectors, so the plans remembered from a thread's earlier calls (shape_memo) must not answer for
  * operands placed otherwise: the same shape with A, then C, four bytes off is planned without those
- * tiles, and the aligned call after it with them, as in a fresh thread. And a copied form is planned as the copy is launched (16-byte capable whatever the
- * caller's pointer): TT with A four bytes off copies A and runs the same tiles as aligned. */
-static void sgemm_history_choice(int m, int n, int k, int ta, int tb, int off_a, int off_b, int off_c,
-                                 const char *expect)
+ * tiles, and the aligned call after it with them, as in a fresh thread. And a copied form is planned
+ * as the copy is launched (16-byte capable whatever the caller's pointer): TT with A four bytes off
+ * copies A and runs the same tiles as aligned. */
+static void sgemm_choice_at(int m, int n, int k, int ta, int tb, int off_a, int off_b, int off_c,
+                            const char *expect)
 {
     shim_sgemm_args p;
     memset(&p, 0, sizeof p);
@@ -138,24 +119,35 @@ static void sgemm_history_choice(int m, int n, int k, int ta, int tb, int off_a,
     char how[256];
     shim_sgemm_describe(shim_sgemm_select(&p), &p, how, sizeof how);
     cases++;
-    if ((expect[0] == '!' && strstr(how, expect + 1)) || (expect[0] != '!' && !strstr(how, expect))) {
-        printf("FAIL sgemm %dx%dx%d %c%c, A %d, B %d and C %d floats off: runs %s, expected %s\n", m, n, k,
-               "NT"[ta], "NT"[tb], off_a, off_b, off_c, how, expect[0] == '!' ? "other tiles" : expect);
+    const int negated = expect[0] == '!';
+    if (negated ? strstr(how, expect + 1) != NULL : strstr(how, expect) == NULL) {
+        printf("FAIL sgemm %dx%dx%d %c%c, A %d, B %d and C %d floats off: runs %s, expected %s%s\n", m, n, k,
+               "NT"[ta], "NT"[tb], off_a, off_b, off_c, how, negated ? "anything but " : "", expect + negated);
         failures++;
     }
 }
 
+/* The tiles the FP32 plan runs with aligned operands: a K-contiguous operand reaches shared memory by
+ * 4-byte transposing copies, whose cost falls with the tile's other side, so a plan whose large
+ * operand is a K-contiguous A takes 64x128 tiles (A's copies face 128 columns), never 128x64; with
+ * an R-contiguous A and a K-contiguous B, 128x64. Where the small operand is the K-contiguous one, it
+ * is copied first. */
+static void sgemm_tile_choice(int m, int n, int k, int ta, int tb, const char *expect)
+{
+    sgemm_choice_at(m, n, k, ta, tb, 0, 0, 0, expect);
+}
+
 int main(void)
 {
-    sgemm_history_choice(1400, 1400, 1400, 0, 1, 1, 0, 0, "!128x128");
-    sgemm_history_choice(1400, 1400, 1400, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
-    sgemm_history_choice(1400, 1400, 1400, 0, 1, 0, 0, 1, "!128x128");
-    sgemm_history_choice(1400, 1400, 1400, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
-    sgemm_history_choice(1400, 1400, 1400, 1, 1, 1, 0, 0, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_choice_at(1400, 1400, 1400, 0, 1, 1, 0, 0, "!128x128");
+    sgemm_choice_at(1400, 1400, 1400, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_choice_at(1400, 1400, 1400, 0, 1, 0, 0, 1, "!128x128");
+    sgemm_choice_at(1400, 1400, 1400, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_choice_at(1400, 1400, 1400, 1, 1, 1, 0, 0, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
     /* a K-contiguous B 16 bytes off 32-byte sectors is priced (MISALIGNED_COST) and copied; on them,
      * not */
-    sgemm_history_choice(1000, 1000, 1000, 0, 0, 0, 4, 0, "B copied");
-    sgemm_history_choice(1000, 1000, 1000, 0, 0, 0, 0, 0, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
+    sgemm_choice_at(1000, 1000, 1000, 0, 0, 0, 4, 0, "B copied");
+    sgemm_choice_at(1000, 1000, 1000, 0, 0, 0, 0, 0, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
 
     sgemm_tile_choice(8192, 128, 8192, 1, 1, "of 64x128");
     /* both K-contiguous, their rows 32-byte aligned: split directly (H200, 2026-11-26: 0.3744 ms
