@@ -459,7 +459,9 @@ bool fp32_direct_plan(const shim_sgemm_args *p, plan *pl)
 bool fp32_one_wave(const shim_sgemm_args *p)
 {
     plan pl;
-    return fp32_direct_plan(p, &pl) && (pl.sk_blocks > 0 || config(pl.cfg).one_wave);
+    if (!fp32_direct_plan(p, &pl))
+        return false;
+    return pl.sk_blocks > 0 ? pl.tiles_m * pl.tiles_n <= pl.sk_blocks : config(pl.cfg).one_wave;
 }
 } // namespace sgemm
 

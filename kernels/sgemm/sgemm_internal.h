@@ -71,8 +71,8 @@ const shim_sgemm_variant *copied_form_variant(const shim_sgemm_args *p, int copi
 cudaError_t transpose_first_launch(const shim_sgemm_args *p);
 /* the FP32 ladder's choice without copies, and its expected seconds (0: a tiny product) */
 const shim_sgemm_variant *select_fp32_direct(const shim_sgemm_args *p, double *seconds);
-/* the FP32 ladder's choice without copies runs one wave of blocks: a stream-K plan or a k-group
- * configuration's */
+/* the FP32 ladder's choice without copies runs one wave of blocks, each at most one tile's work: a
+ * k-group configuration's, or a stream-K plan over no fewer blocks than tiles */
 bool fp32_one_wave(const shim_sgemm_args *p);
 
 /* C := beta*C (zeros when beta == 0) without touching A or B */

@@ -166,11 +166,16 @@ int main(void)
      * 0.0646, 1600^3 TN 0.2010 against 0.2129) */
     sgemm_tile_choice(64, 4096, 4096, 1, 0, "splitk (tiles of 64x128: 0 whole, 32 in 8 K slices; A K16 B K16)");
     sgemm_tile_choice(1600, 1600, 1600, 1, 0, "splitk (tiles of 128x64: 0 whole, 325 in 2 K slices; A K16 B K16)");
-    /* both K-contiguous, and the copied forms one wave of blocks (here stream-K): A alone copied, B
-     * by 4-byte copies (H200, 2026-11-26: 1536^3 TN 0.1873 -> 0.1858 against both copied); at
-     * K = 128 no copy (0.0149 ms against 0.0152 with A copied) */
+    /* both K-contiguous, and the copied forms one wave of blocks with at most a tile's work each: A
+     * alone copied, B by 4-byte copies (H200, 2026-11-26: 1280^3 TN, stream-K 200 tiles over 264
+     * blocks, 0.1135 ms against 0.1174 with both copied; 1000^3 TN 0.0568 against 0.0576); at K = 128
+     * no copy (0.0149 ms against 0.0152 with A copied) */
     sgemm_tile_choice(1000, 1000, 128, 1, 0, "pipelined_128x64 (128 tiles of 128x64; A K16 B K16)");
-    sgemm_tile_choice(1536, 1536, 1536, 1, 0, "A copied, then streamk (288 tiles of 128x64 over 264 blocks; B K4)");
+    sgemm_tile_choice(1000, 1000, 1000, 1, 0, "A copied, then pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
+    sgemm_tile_choice(1280, 1280, 1280, 1, 0, "A copied, then streamk (200 tiles of 128x64 over 264 blocks; B K4)");
+    /* stream-K with more tiles than blocks: both copied (1536^3 TN 0.1777 ms against 0.1822 with A
+     * alone, 1500^3 TN 0.1757 against 0.1820) */
+    sgemm_tile_choice(1536, 1536, 1536, 1, 0, "AB copied, then streamk (288 tiles of 128x64 over 264 blocks)");
     /* many waves: both copied */
     sgemm_tile_choice(1250, 3467, 4653, 1, 0, "AB copied, then splitk_tail");
     /* rows off 32-byte sectors (leading dimension not a multiple of 8): copied where an aligned shape
