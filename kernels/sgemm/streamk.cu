@@ -78,14 +78,21 @@ __device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk
  * overlap this one), and this one a dependent of transpose_first's copy where one came before:
  * after a memset every stream-K launch waited for the stream to drain (docs/notes/sgemm.md, "the
  * stream-K counters zeroed by a kernel"). It waits for the kernel before it before it returns, so
- * that the stream-K kernel, waiting for this one, also sees what that one wrote. */
+ * that the stream-K kernel, waiting for this one, also sees what that one wrote.
+ * After a copy (after_copy) its blocks stay resident until the copy completes: allowed then at
+ * their start, the stream-K kernel's blocks were placed around them, some SMs taking three where
+ * two a SM were planned, and the launch ran 1-3 % slower (1440^3-1536^3 TN and TT, H200,
+ * docs/notes/sgemm.md, "the counters' kernel after a copy"): there it allows its dependent at its end. */
 constexpr int ZERO_THREADS = 256, ZERO_MAX_BLOCKS = 64;
-__global__ void __launch_bounds__(ZERO_THREADS) zero_counters(int *__restrict__ c, int n)
+__global__ void __launch_bounds__(ZERO_THREADS) zero_counters(int *__restrict__ c, int n, int after_copy)
 {
-    allow_dependents();
+    if (!after_copy)
+        allow_dependents();
     for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += (int)(gridDim.x * blockDim.x))
         c[i] = 0;
     wait_for_primary();
+    if (after_copy)
+        allow_dependents();
 }
 
 /* the stream-K plan's kernel (struct stream_k): the workspace holds two partial tiles a block, then
@@ -180,9 +187,9 @@ cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl)
     const dim3 zero_grid((unsigned)std::min(ZERO_MAX_BLOCKS, (ncounters + ZERO_THREADS - 1) / ZERO_THREADS));
     cudaError_t err;
     if (p->dependent) { /* after transpose_first's copy */
-        err = launch_dependent(zero_counters, zero_grid, dim3(ZERO_THREADS), 0, p->stream, counters, ncounters);
+        err = launch_dependent(zero_counters, zero_grid, dim3(ZERO_THREADS), 0, p->stream, counters, ncounters, 1);
     } else {
-        zero_counters<<<zero_grid, ZERO_THREADS, 0, p->stream>>>(counters, ncounters);
+        zero_counters<<<zero_grid, ZERO_THREADS, 0, p->stream>>>(counters, ncounters, 0);
         err = cudaGetLastError();
     }
     if (err != cudaSuccess)
