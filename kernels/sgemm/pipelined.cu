@@ -128,7 +128,10 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * 0.70 (measured 0.70 NN and 0.78 NT at two blocks an SM, 0.64 NN and 0.75 NT at one, from 1000^3 to
  * 2048^3, where the model put it 10-13 % too slow and chose 128x64 tiles 4-10 % slower), 128x64kg2
  * 0.706 -> 0.62 (measured 0.64 NN, 0.67 NT: 896^3 NT took it over a split 4 % faster). 128x128 was
- * measured with 16-byte copies of its R-contiguous operands only, so k_face 128 keeps it to those.
+ * measured with 16-byte copies of its R-contiguous operands only, and k_face 128 kept it to those,
+ * until the plan space of the shapes furthest behind cuBLAS showed its split plans with 4-byte ones
+ * fastest at 5663x493x5011 NT (14 % ahead of the 128x64 tiles chosen) and 963x2687x2760 NT (7 %):
+ * no k_face now, its 4-byte copies priced (plan.cu's R4_COST x k4_scale; H200, 2026-11-26).
  * 128x128's K4 copies cost it twice what they cost 128x64: NN and TT ran 1.100x and 1.099x NT's
  * time in the same plans (medians over 535 plans each, H100 plan space, 2026-11-26; 1.105x and
  * 1.102x over 150 mid squares), where the model's K4 price is 1.053x, measured on 128x64 (1.036x
@@ -136,9 +139,10 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * 0.73 (NT 0.77; measured 0.78). And with 4-byte stores of C (C not 16-byte capable) its tiles ran
  * 4-9 % behind 128x64's where the 16-byte stores of a C four floats wider ran them 2-7 % ahead
  * (H200, 2026-11-26: 2725x2748x4431 TN against 2728x2748x4431, 6517x2633x702 against 6520x2636x702,
- * 1250x3467x4653 against 1252x3468x4653, operands copied first): c16 keeps it to 16-byte C. */
+ * 1250x3467x4653 against 1252x3468x4653, operands copied first): c16 keeps its data-parallel tiles
+ * to 16-byte C (split plans store partials, not C: config_planned). */
 const tile_config configs[] = {
-    describe<cfg_128x128>("128x128", 2, 0.73, 128, 1.9, true), describe<cfg_128x256>("128x256", 1, 0.60),
+    describe<cfg_128x128>("128x128", 2, 0.73, 0, 1.9, true), describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
     describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.75, 256),
     describe<cfg_256x128_k8>("256x128x8", 1, 0.75, 256), describe<cfg_64x128>("64x128", 3, 0.71),

@@ -112,16 +112,19 @@ struct tile_config {
      * most 4096 (the k-group configurations: more warps a tile where a launch leaves each SM one
      * block) */
     bool one_wave;
-    /* what its 4-byte transposing copies of a K-contiguous operand cost, as a multiple of the cost
-     * model's K4 price (plan.cu's K4_COST, measured on 128x64 tiles): 1 where not measured apart */
+    /* what its 4-byte copies cost, as a multiple of the cost model's prices (plan.cu's K4_COST for a
+     * K-contiguous operand's transposing copies, R4_COST for an R-contiguous operand that is not
+     * 16-byte capable, both measured on 128x64 tiles): 1 where not measured apart */
     double k4_scale;
-    /* planned only where C takes 16-byte stores (aligned, ldc a multiple of 4) */
+    /* its data-parallel tiles planned only where C takes 16-byte stores (aligned, ldc a multiple of
+     * 4); plans that split every tile store partials to the workspace, not C */
     bool c16;
 };
 const tile_config &config(int id);
 /* configuration c may be planned for p: its efficiency is known, p's layout is one its efficiency
- * was measured in (k_face, c16), and p's grid and K are where it pays (one_wave) */
-bool config_planned(const shim_sgemm_args *p, const tile_config &c);
+ * was measured in (k_face, and c16 where its tiles store C: c_direct), and p's grid and K are where
+ * it pays (one_wave) */
+bool config_planned(const shim_sgemm_args *p, const tile_config &c, bool c_direct = true);
 /* The K-contiguous operands of p that go by 16-byte copies and a transpose in shared memory
  * (K16_A | K16_B) rather than by 4-byte transposing copies under configuration c: where c allows
  * it, the operand is 16-byte capable, and the tile side facing it is under 128 or both operands are

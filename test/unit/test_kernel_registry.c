@@ -226,6 +226,12 @@ int main(void)
     /* such copies priced (R4_COST): the tiles' wide side toward them (H200, 2026-11-26: 3501x3910x103
      * NT, A and B by 4-byte copies, 0.0868 ms on 128x128x8 tiles against 0.1138 on 64x128) */
     sgemm_tile_choice(3501, 3910, 103, 0, 1, "pipelined_128x128x8 (868 tiles of 128x128x8)");
+    /* 128x128 with such copies, priced at its k4_scale, and split in every tile although C is not
+     * 16-byte capable (the split stores partials; H200, 2026-11-26: 5663x493x5011 NT 0.6998 ms
+     * against 0.8053 on 128x64 tiles, 963x2687x2760 NT 0.3669 against 0.3891 by stream-K) */
+    sgemm_tile_choice(5663, 493, 5011, 0, 1, "splitk (tiles of 128x128: 0 whole, 180 in 5 K slices)");
+    sgemm_tile_choice(963, 2687, 2760, 0, 1, "splitk (tiles of 128x128: 0 whole, 168 in 3 K slices)");
+    /* its data-parallel tiles still only with 16-byte C (3501x3910x103 above) */
 
     for (int t = 0; t < 4; t++) {
         const int ta = t >> 1, tb = t & 1, has_kc = ta && !tb;
