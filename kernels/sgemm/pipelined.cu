@@ -140,7 +140,8 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * 4-9 % behind 128x64's where the 16-byte stores of a C four floats wider ran them 2-7 % ahead
  * (H200, 2026-11-26: 2725x2748x4431 TN against 2728x2748x4431, 6517x2633x702 against 6520x2636x702,
  * 1250x3467x4653 against 1252x3468x4653, operands copied first): c16 keeps its data-parallel tiles
- * to 16-byte C (split plans store partials, not C: config_planned). */
+ * to 16-byte C where C is not staged (K beyond staged_c_max_k; split plans store partials, not C:
+ * config_planned). */
 const tile_config configs[] = {
     describe<cfg_128x128>("128x128", 2, 0.73, 0, 1.9, true), describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
@@ -151,17 +152,6 @@ const tile_config configs[] = {
 
 constexpr auto launchers = launchers_of<dp_entry>();
 constexpr auto launchers_staged = launchers_of<dp_staged_entry>();
-/* an unaligned C goes through shared memory (STAGED_C) where the product is this short in k: there
- * C's stores are what it costs (H200, 2026-11-26: 4097x4097x32 NN 0.112 ms with 4-byte stores
- * against 0.047 at 4096). Up to K = 3072 the staged kernels ran the shapes with a C off 16 bytes
- * 0-12 % faster (3297x2431x398 TN 12 %, 2237x1165x2981 NN 4 %); beyond it their k loops ran up to 6 %
- * behind (3470x1067x6953 TN), and those of the 8-warp k8 tiles (255 registers) from K = 1976 on
- * (2527x3166x2886 TN 5.6 %, 2489x1628x1976 TT 2.6 %) where they gained 9-12 % at K = 355-438: longer
- * products keep the 4-byte stores (docs/notes/sgemm.md, "C staged up to K = 3072") */
-int staged_c_max_k(int cfg)
-{
-    return cfg == TILE_256x128_K8 || cfg == TILE_128x256_K8 ? 1024 : 3072;
-}
 static_assert(sizeof configs / sizeof *configs == TILE_CONFIGS, "one configuration per tile_config_id, in its order");
 
 } // namespace

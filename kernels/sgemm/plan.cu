@@ -47,6 +47,7 @@ constexpr int SK_MIN_UNITS = 4; /* k tiles a block at least */
 /* the partials are written and read back through L2 (60 MB), and the last reads end the launch */
 constexpr double L2_BYTES_PER_S = 8.0e12;
 constexpr int ONE_WAVE_MAX_K = 4096; /* config_planned */
+constexpr int C16_STAGED_MIN_K = 256; /* config_planned */
 constexpr int MIN_SLICE_TILES = 2; /* a K slice shorter than this many k tiles is all prologue */
 
 const int split_candidates[] = {2,  3,  4,  5,  6,  8,   10,  12,  16,  20, 24,
@@ -173,7 +174,7 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
     found = false;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const int dp = dp_of(cfg);
-        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || !config_planned(p, config(cfg), dp > 0))
+        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || !config_planned(p, cfg, dp > 0))
             continue;
         const int bk = config(cfg).bk;
         for (int s : split_candidates) {
@@ -202,7 +203,7 @@ plan best_dp(const shim_sgemm_args *p)
     plan best = plan_dp(p, TILE_128x64);
     double best_cost = INFINITY;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
-        if (!config_planned(p, config(cfg)))
+        if (!config_planned(p, cfg))
             continue;
         plan pl = plan_dp(p, cfg);
         const double cost = plan_cost(p, pl);
@@ -214,8 +215,20 @@ plan best_dp(const shim_sgemm_args *p)
     return best;
 }
 
-bool config_planned(const shim_sgemm_args *p, const tile_config &c, bool c_direct)
+/* an unaligned C goes through shared memory (STAGED_C) where the product is this short in k: there
+ * C's stores are what it costs (H200, 2026-11-26: 4097x4097x32 NN 0.112 ms with 4-byte stores
+ * against 0.047 at 4096). Up to K = 3072 the staged kernels ran the shapes with a C off 16 bytes
+ * 0-12 % faster (3297x2431x398 TN 12 %, 2237x1165x2981 NN 4 %); beyond it their k loops ran up to 6 %
+ * behind (3470x1067x6953 TN), and those of the 8-warp k8 tiles (255 registers) from K = 1976 on
+ * (2527x3166x2886 TN 5.6 %, 2489x1628x1976 TT 2.6 %) where they gained 9-12 % at K = 355-438: longer
+ * products keep the 4-byte stores (docs/notes/sgemm.md, "C staged up to K = 3072") */
+int staged_c_max_k(int cfg)
 {
+    return cfg == TILE_256x128_K8 || cfg == TILE_128x256_K8 ? 1024 : 3072;
+}
+bool config_planned(const shim_sgemm_args *p, int cfg, bool c_direct)
+{
+    const tile_config &c = config(cfg);
     if (c.efficiency <= 0.0)
         return false;
     /* k groups: where the tiles leave each SM one block, and K is not so long that split-K's slices
@@ -223,7 +236,11 @@ bool config_planned(const shim_sgemm_args *p, const tile_config &c, bool c_direc
      * 1000x1000x4000 NT even, 8192x128x8192 NN and 128x8192x8192 NT 3 % behind) */
     if (c.one_wave && (ceil_div(p->m, c.bm) * ceil_div(p->n, c.bn) > sm_count() || p->k > ONE_WAVE_MAX_K))
         return false;
-    if (c.c16 && c_direct && !operand_vec(p->c, p->ldc))
+    /* c16: its 4-byte stores of C ran it behind 128x64, where C is not staged (pipelined.cu); staged,
+     * its tiles ran 0.971 of the time of the plans chosen without them on 22 shapes (H200,
+     * 2026-11-26, docs/notes/sgemm.md, "c16 where C is staged"), but at K = 103, where the stores are
+     * the whole product, 7.5 % behind the 8-warp 128x128x8 tiles: c16 holds up to C16_STAGED_MIN_K */
+    if (c.c16 && c_direct && !operand_vec(p->c, p->ldc) && (p->k <= C16_STAGED_MIN_K || p->k > staged_c_max_k(cfg)))
         return false;
     if (c.k_face == 0)
         return true;

@@ -117,14 +117,18 @@ struct tile_config {
      * 16-byte capable, both measured on 128x64 tiles): 1 where not measured apart */
     double k4_scale;
     /* its data-parallel tiles planned only where C takes 16-byte stores (aligned, ldc a multiple of
-     * 4); plans that split every tile store partials to the workspace, not C */
+     * 4) or is staged through shared memory (staged_c_max_k); plans that split every tile store
+     * partials to the workspace, not C */
     bool c16;
 };
 const tile_config &config(int id);
-/* configuration c may be planned for p: its efficiency is known, p's layout is one its efficiency
- * was measured in (k_face, and c16 where its tiles store C: c_direct), and p's grid and K are where
- * it pays (one_wave) */
-bool config_planned(const shim_sgemm_args *p, const tile_config &c, bool c_direct = true);
+/* configuration cfg may be planned for p: its efficiency is known, p's layout is one its efficiency
+ * was measured in (k_face, and c16 where its tiles store C unstaged: c_direct), and p's grid and K
+ * are where it pays (one_wave) */
+bool config_planned(const shim_sgemm_args *p, int cfg, bool c_direct = true);
+/* the longest K at which configuration cfg's data-parallel tiles stage a C that is not 16-byte
+ * capable through shared memory (its kernels' STAGED_C instantiation) */
+int staged_c_max_k(int cfg);
 /* The K-contiguous operands of p that go by 16-byte copies and a transpose in shared memory
  * (K16_A | K16_B) rather than by 4-byte transposing copies under configuration c: where c allows
  * it, the operand is 16-byte capable, and the tile side facing it is under 128 or both operands are

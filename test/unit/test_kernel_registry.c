@@ -100,12 +100,13 @@ static void sgemm_copy_choice(int m, int n, int k, int ta, int tb, int expect)
 
 /* The tiles the FP32 plan runs (shim_sgemm_describe) with A, B and C off_a, off_b and off_c floats
  * past 16-byte (indeed 256-byte) boundaries; expect "!text": anything but text.
- * A plan depends on whether A, B and C are 16-byte capable (128x128 only with 16-byte copies of its
- * R-contiguous operands and 16-byte stores of C) and whether K-contiguous rows start on 32-byte
- * sectors, so the plans remembered from a thread's earlier calls (shape_memo) must not answer for
- * operands placed otherwise: the same shape with A, then C, four bytes off is planned without those
- * tiles, and the aligned call after it with them, as in a fresh thread. And a copied form is planned
- * as the copy is launched (16-byte capable whatever the caller's pointer): TT with A four bytes off
+ * A plan depends on whether A, B and C are 16-byte capable (128x128's 4-byte copies of R-contiguous
+ * operands are priced, its 4-byte stores of an unstaged C refused) and whether K-contiguous rows
+ * start on 32-byte sectors, so the plans remembered from a thread's earlier calls (shape_memo) must
+ * not answer for operands placed otherwise: the same shape with A, then C (where K is beyond its
+ * staging), four bytes off is planned without those tiles, and the aligned call after it with them,
+ * as in a fresh thread. And a copied form is planned as the copy is launched (16-byte capable
+ * whatever the caller's pointer): TT with A four bytes off
  * copies A and runs the same tiles as aligned. */
 static void sgemm_choice_at(int m, int n, int k, int ta, int tb, int off_a, int off_b, int off_c,
                             const char *expect)
@@ -141,8 +142,9 @@ int main(void)
 {
     sgemm_choice_at(1400, 1400, 1400, 0, 1, 1, 0, 0, "!128x128");
     sgemm_choice_at(1400, 1400, 1400, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
-    sgemm_choice_at(1400, 1400, 1400, 0, 1, 0, 0, 1, "!128x128");
-    sgemm_choice_at(1400, 1400, 1400, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
+    /* (C 4 bytes off at K > 3072, where C is not staged: at K = 1400 c16 no longer holds) */
+    sgemm_choice_at(1400, 1400, 4000, 0, 1, 0, 0, 1, "!128x128");
+    sgemm_choice_at(1400, 1400, 4000, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
     sgemm_choice_at(1400, 1400, 1400, 1, 1, 1, 0, 0, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
     /* a K-contiguous B 16 bytes off 32-byte sectors is priced (MISALIGNED_COST) and copied; on them,
      * not */
@@ -231,7 +233,11 @@ int main(void)
      * against 0.8053 on 128x64 tiles, 963x2687x2760 NT 0.3669 against 0.3891 by stream-K) */
     sgemm_tile_choice(5663, 493, 5011, 0, 1, "splitk (tiles of 128x128: 0 whole, 180 in 5 K slices)");
     sgemm_tile_choice(963, 2687, 2760, 0, 1, "splitk (tiles of 128x128: 0 whole, 168 in 3 K slices)");
-    /* its data-parallel tiles still only with 16-byte C (3501x3910x103 above) */
+    /* its data-parallel tiles with a C off 16 bytes only where C is staged and K > 256 (H200,
+     * 2026-11-26: 3551x3464x785 NT 0.4243 ms against 0.4481 on 64x128 tiles; 3501x3910x103 above
+     * stays on 128x128x8) */
+    sgemm_tile_choice(3551, 3464, 785, 0, 1, "pipelined_128x128 (784 tiles of 128x128)");
+    sgemm_tile_choice(3551, 3464, 4000, 0, 1, "!128x128");
 
     for (int t = 0; t < 4; t++) {
         const int ta = t >> 1, tb = t & 1, has_kc = ta && !tb;
