@@ -89,10 +89,10 @@ constexpr double MISALIGNED_COST = 0.06;
 /* An R-contiguous operand that is not 16-byte capable (a leading dimension not a multiple of 4, or a
  * base off 16 bytes) goes by 4-byte copies, four instructions where one would do: R4_COST x
  * (128 / the side it faces)^2, as K4, times the configuration's k4_scale (128x128 pays its 4-byte
- * copies twice what 128x64 does; priced so, its split plans ran 5663x493x5011 NT 13 %, 1131x2420x2878
- * NN 9 %, 467x2576x1387 NT 7 % and 963x2687x2760 NT 6 % faster than the 128x64 plans chosen before:
- * H200, 2026-11-26, docs/notes/sgemm.md, "128x128 with 4-byte copies"). Unpriced, the model sent odd NT shapes to 64-wide tiles whose
- * copies face 64 (3501x3910x103 NT: 64x128 tiles 0.1138 ms, 128x128x8 0.0868); 0.04 scored best
+ * copies twice what 128x64 does; priced so, its split plans ran 5663x493x5011 NT 13 %,
+ * 1131x2420x2878 NN 9 %, 467x2576x1387 NT 7 % and 963x2687x2760 NT 6 % faster than the 128x64 plans
+ * chosen before: H200, 2026-11-26, docs/notes/sgemm.md, "128x128 with 4-byte copies"). Unpriced,
+ * the model sent odd NT shapes to 64-wide tiles whose copies face 64 (3501x3910x103 NT: 64x128 tiles 0.1138 ms, 128x128x8 0.0868); 0.04 scored best
  * with bench/plan_regret on the H100's plan space (quadratic better than linear or flat), and on the
  * H200 (2026-11-26, 315 shapes, 32 of them fresh odd ones) 33 plans changed, 0.979 of the time
  * (docs/notes/sgemm.md, "4-byte copies of R-contiguous operands priced"). */
@@ -107,8 +107,9 @@ double layout_factor(const shim_sgemm_args *p, const tile_config &c, int residen
     const double a = p->transa ? ((k16 & K16_A) ? K16_COST : k4) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
     const double b = p->transb ? 0.0 : ((k16 & K16_B) ? K16_COST : k4) * (128.0 / c.bm) * (128.0 / c.bm);
     const double pair = p->transa && !p->transb ? (k16 == (K16_A | K16_B) ? K16_BOTH : K4_BOTH) : 0.0;
-    const double r4 = R4_COST * c.k4_scale * ((!p->transa && !operand_vec(p->a, p->lda) ? (128.0 / c.bn) * (128.0 / c.bn) : 0.0) +
-                                 (p->transb && !operand_vec(p->b, p->ldb) ? (128.0 / c.bm) * (128.0 / c.bm) : 0.0));
+    const double r4 = R4_COST * c.k4_scale *
+                      ((!p->transa && !operand_vec(p->a, p->lda) ? (128.0 / c.bn) * (128.0 / c.bn) : 0.0) +
+                       (p->transb && !operand_vec(p->b, p->ldb) ? (128.0 / c.bm) * (128.0 / c.bm) : 0.0));
     const double misaligned = MISALIGNED_COST * ((p->transa && rows_misaligned(p->a, p->lda) ? 128.0 / c.bn : 0.0) +
                                                  (!p->transb && rows_misaligned(p->b, p->ldb) ? 128.0 / c.bm : 0.0));
     const int full = c.blocks_per_sm * c.threads / 32;
@@ -226,6 +227,7 @@ int staged_c_max_k(int cfg)
 {
     return cfg == TILE_256x128_K8 || cfg == TILE_128x256_K8 ? 1024 : 3072;
 }
+
 bool config_planned(const shim_sgemm_args *p, int cfg, bool c_direct)
 {
     const tile_config &c = config(cfg);

@@ -274,9 +274,9 @@ int copies_that_pay(const shim_sgemm_args *p, double direct)
      * 2026-11-26); TN with A alone copied ran 0.5-3.4 % faster than with both at 1000^3, 1024^3 and
      * 1280^3, and slower where the plans run many waves. A stream-K launch with more tiles than
      * blocks is a longer k loop a block, as many waves are: there both copies ran 0.8-3.5 % faster
-     * (1440^3-1536^3, 1529x3581x926; docs/notes/sgemm.md, "TN copying A alone" and "stream-K with
-     * more tiles than blocks"). Changing the K4 price for every one-wave launch instead made NN
-     * shapes that copy B slower. */
+     * (1440^3-1536^3, 1529x3581x926; docs/notes/sgemm.md, "TN copying A alone" and "TN's copies by
+     * tiles a block"). Changing the K4 price for every one-wave launch instead made NN shapes that
+     * copy B slower. */
     if (best == (COPY_A | COPY_B)) {
         const shim_sgemm_args nt = copied_form(p, COPY_A | COPY_B), nn = copied_form(p, COPY_A);
         if (std::isfinite(seconds[COPY_A]) && fp32_one_wave(&nt) && fp32_one_wave(&nn))
