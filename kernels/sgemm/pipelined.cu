@@ -141,13 +141,24 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * (H200, 2026-11-26: 2725x2748x4431 TN against 2728x2748x4431, 6517x2633x702 against 6520x2636x702,
  * 1250x3467x4653 against 1252x3468x4653, operands copied first): c16 keeps its data-parallel tiles
  * to 16-byte C where C is not staged (K beyond staged_c_max_k; split plans store partials, not C:
- * config_planned). */
+ * config_planned).
+ * 128x128w4 (four warps of 64x64, 8x16 a thread, k tiles of 8, two blocks an SM: the block cuBLAS
+ * runs for TN and TT at the mid squares) measured 1.03-1.3x the time of our best other plan in NN, NT
+ * and TT, but its K16 transposes cost it only what the model charges (TN 2.3-2.7 % over its NT, where
+ * 128x64 pays 8-10 %), so TN splits of it ran 2-5 % ahead at 1120^3-1664^3 (H200, 2026-11-26,
+ * bench/sgemm_plan_space, docs/notes/sgemm.md, "cuBLAS's TN block"). At 0.70, the best value on
+ * its own plan space (38 shapes), the model took it for 18 TN shapes of 100 measured, 7 of them
+ * 2-11 % slower (1280^3, 2048x2048x256,
+ * 512x512x4096, many-wave squares from 2080); at 0.66 for three, each faster: 1120^3 TN 3.3 %,
+ * 1152^3 TN 5.6 %, 605x1252x10992 TN 4.7 %, and no other of the 445 benchmark shapes. k4_scale 2.5:
+ * its NN ran 10-15 % behind its NT (K4 facing 128); c16 as 128x128 (not measured with a C off 16
+ * bytes). */
 const tile_config configs[] = {
     describe<cfg_128x128>("128x128", 2, 0.73, 0, 1.9, true), describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
     describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.75, 256),
     describe<cfg_256x128_k8>("256x128x8", 1, 0.75, 256), describe<cfg_64x128>("64x128", 3, 0.71),
-    describe<cfg_128x64_kg2>("128x64kg2", 2, 0.62),
+    describe<cfg_128x64_kg2>("128x64kg2", 2, 0.62),  describe<cfg_128x128_w4>("128x128w4", 2, 0.66, 0, 2.5, true),
 };
 
 constexpr auto launchers = launchers_of<dp_entry>();

@@ -593,6 +593,9 @@ using cfg_128x256_k8 = pipe_config<128, 256, 8, 64, 64, 8, 16, 4, 1, true, 1, fa
 using cfg_256x128_k8 = pipe_config<256, 128, 8, 64, 64, 8, 16, 4, 1, true, 1, false>;
 using cfg_64x128 = pipe_config<64, 128, 16, 32, 64, 8, 8, 4, 3>;
 using cfg_128x64_kg2 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 2, false, 2>; /* k groups: 2 */
+/* four warps of 64x64, 8x16 a thread, two blocks an SM: the block cuBLAS runs for TN and TT at the
+ * squares 1152-1664 (Nsight Compute, H200, 2026-11-26: its 128x128x8 "warpsize2x2x1" kernel) */
+using cfg_128x128_w4 = pipe_config<128, 128, 8, 64, 64, 8, 16, 4, 2>;
 
 /* The K16 path takes more shared memory than K4 (the two transposed tiles beside the stages) and a
  * few registers: where that would cost the configuration a block per SM (64x64), or spills (128x128
@@ -610,7 +613,7 @@ constexpr int without_k16(int mode)
 
 /* the configurations in tile_config_id order */
 using configs_in_order = std::tuple<cfg_128x128, cfg_128x256, cfg_128x64, cfg_64x64, cfg_128x128_k8, cfg_128x256_k8,
-                                    cfg_256x128_k8, cfg_64x128, cfg_128x64_kg2>;
+                                    cfg_256x128_k8, cfg_64x128, cfg_128x64_kg2, cfg_128x128_w4>;
 static_assert(std::tuple_size<configs_in_order>::value == TILE_CONFIGS, "one configuration per tile_config_id");
 
 /* the configurations built with a stream-K kernel beside the data-parallel one: one k group, k

@@ -83,6 +83,7 @@ enum variant_index {
     V_PIPE_128x256_K8,
     V_PIPE_256x128_K8,
     V_PIPE_128x128,
+    V_PIPE_128x128_W4,
     V_PIPE_128x128_K8,
     V_PIPE_128x256,
     V_PIPE_64x64,
@@ -151,6 +152,8 @@ const shim_sgemm_variant variants[] = {
      accepts_any, no_work, pipelined_launch<TILE_256x128_K8>, SHIM_SGEMM_FP32},
     {"pipelined_128x128", "128x128x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
      accepts_any, no_work, pipelined_launch<TILE_128x128>, SHIM_SGEMM_FP32},
+    {"pipelined_128x128w4", "128x128x8, 4-stage cp.async pipeline, 2x2 warps of 64x64, 8x16 per thread, 2 blocks per SM",
+     accepts_any, no_work, pipelined_launch<TILE_128x128_W4>, SHIM_SGEMM_FP32},
     {"pipelined_128x128x8", "pipelined_128x128 with k tiles of 8: half the unrolled loop, twice the barriers",
      accepts_any, no_work, pipelined_launch<TILE_128x128_K8>, SHIM_SGEMM_FP32},
     {"pipelined_128x256", "128x256x16, 4-stage cp.async pipeline, 64x64 warp tiles, 8x16 per thread",
@@ -189,6 +192,7 @@ int variant_for_config(int cfg)
     case TILE_64x64: return V_PIPE_64x64;
     case TILE_64x128: return V_PIPE_64x128;
     case TILE_128x128_K8: return V_PIPE_128x128_K8;
+    case TILE_128x128_W4: return V_PIPE_128x128_W4;
     case TILE_128x256_K8: return V_PIPE_128x256_K8;
     case TILE_256x128_K8: return V_PIPE_256x128_K8;
     default: return V_PIPE_128x128;

@@ -90,7 +90,8 @@ enum tile_config_id {
     TILE_256x128_K8 = 6,
     TILE_64x128 = 7,
     TILE_128x64_KG2 = 8,
-    TILE_CONFIGS = 9
+    TILE_128x128_W4 = 9,
+    TILE_CONFIGS = 10
 };
 
 struct tile_config {

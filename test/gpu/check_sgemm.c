@@ -401,6 +401,19 @@ int main(void)
             run_case(&t, tally, nvar + 1, &rng);
         }
 
+    /* 1152^3 TN, aligned: the selector splits the four-warp 128x128x8 tiles (8x16 a thread) in three
+     * there, the one shape of the checks that plans them split (test_kernel_registry pins the choice) */
+    if (!quick) {
+        gemm_case t;
+        memset(&t, 0, sizeof t);
+        t.transa = 1;
+        t.m = t.n = t.k = 1152;
+        t.lda = t.ldb = t.ldc = 1152;
+        t.alpha = -0.7f;
+        t.beta = 0.9f;
+        run_case(&t, tally, nvar + 1, &rng);
+    }
+
     /* a variant that runs on this GPU (it takes an aligned 64 x 64 x 64 problem) must have run */
     shim_sgemm_args probe;
     memset(&probe, 0, sizeof probe);

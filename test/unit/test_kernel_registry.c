@@ -168,6 +168,13 @@ int main(void)
      * 0.0646, 1600^3 TN 0.2010 against 0.2129) */
     sgemm_tile_choice(64, 4096, 4096, 1, 0, "splitk (tiles of 64x128: 0 whole, 32 in 8 K slices; A K16 B K16)");
     sgemm_tile_choice(1600, 1600, 1600, 1, 0, "splitk (tiles of 128x64: 0 whole, 325 in 2 K slices; A K16 B K16)");
+    /* the four-warp 128x128x8 tiles of 8x16 a thread, split, where TN's transposes cost them little
+     * (H200, 2026-11-26: 1152^3 TN 0.0838 ms against 0.0888 on 128x64 tiles, 1120^3 TN 0.0820 against
+     * 0.0848 after A's copy); not at 1280^3 (0.1218 against 0.1143 after A's copy) nor 2048x2048x256
+     * (0.0542 against 0.0521 on 256x128x8) */
+    sgemm_tile_choice(1152, 1152, 1152, 1, 0, "splitk (tiles of 128x128w4: 0 whole, 81 in 3 K slices; A K16 B K16)");
+    sgemm_tile_choice(1120, 1120, 1120, 1, 0, "splitk (tiles of 128x128w4: 0 whole, 81 in 3 K slices; A K16 B K16)");
+    sgemm_tile_choice(605, 1252, 10992, 1, 0, "splitk (tiles of 128x128w4: 0 whole, 50 in 5 K slices; A K16 B K16)");
     /* both K-contiguous, and the copied forms one wave of blocks with at most a tile's work each: A
      * alone copied, B by 4-byte copies (H200, 2026-11-26: 1280^3 TN, stream-K 200 tiles over 264
      * blocks, 0.1135 ms against 0.1174 with both copied; 1000^3 TN 0.0568 against 0.0576); at K = 128
