@@ -302,12 +302,16 @@ plan plan_streamk(const shim_sgemm_args *p)
     const int sms = sm_count();
     plan best = plan_dp(p, TILE_128x64);
     double best_cost = INFINITY;
-    /* not with a K-contiguous A: there the stream-K kernel's k loop gets a register assignment whose
-     * banks collide (K16 A: 3 FFMAs of 5), and 2048^3 TN and 3000x5000x700 TN ran 19-28 % behind the
-     * best other plan */
-    for (int cfg = 0; cfg < TILE_CONFIGS && !p->transa; ++cfg) {
+    /* not with a K-contiguous A going by K16: there the stream-K kernel's k loop gets a register
+     * assignment whose banks collide (3 FFMAs of 5), and 2048^3 TN and 3000x5000x700 TN ran 19-28 %
+     * behind the best other plan (TN with A by 4-byte copies: not measured). TT with A by 4-byte
+     * copies (64x128 tiles), only where the blocks outnumber the tiles: 1120^3 TT 5.8 % and 1152^3 TT
+     * 3.3 % faster than the plans chosen without it, 1056^3-1088^3 TT 0.7-1.2 %, 1248^3-1280^3 TT
+     * 0.7-1.2 % slower; with more tiles than blocks (1440^3-1536^3 TT) 2-3 % slower than A's copy,
+     * then stream-K (H200, 2026-11-26, docs/perf/sgemm_streamk_tt_h200.csv) */
+    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const tile_config &c = config(cfg);
-        if (!c.streamk || c.efficiency <= 0.0)
+        if (!c.streamk || c.efficiency <= 0.0 || (p->transa && (!p->transb || (k16_operands(p, c) & K16_A))))
             continue;
         plan pl = plan_dp(p, cfg);
         const int64_t tiles = pl.dp_tiles, units = tiles * ceil_div(std::max(p->k, 1), c.bk);
@@ -315,7 +319,7 @@ plan plan_streamk(const shim_sgemm_args *p)
         for (int per = std::max(1, c.blocks_per_sm - 1); per <= c.blocks_per_sm; ++per) {
             const int64_t blocks = std::min<int64_t>((int64_t)per * sms, units / SK_MIN_UNITS);
             /* the kernel counts units in 32 bits */
-            if (tiles < 1 || blocks < 1 || units > INT32_MAX)
+            if (tiles < 1 || blocks < 1 || units > INT32_MAX || (p->transa && tiles > blocks))
                 continue;
             pl.dp_tiles = 0;
             pl.sk_blocks = (int)blocks;

@@ -168,6 +168,12 @@ int main(void)
      * 0.0646, 1600^3 TN 0.2010 against 0.2129) */
     sgemm_tile_choice(64, 4096, 4096, 1, 0, "splitk (tiles of 64x128: 0 whole, 32 in 8 K slices; A K16 B K16)");
     sgemm_tile_choice(1600, 1600, 1600, 1, 0, "splitk (tiles of 128x64: 0 whole, 325 in 2 K slices; A K16 B K16)");
+    /* TT by stream-K with A by 4-byte copies where the blocks outnumber the tiles (H200, 2026-11-26:
+     * 1120^3 TT 0.0819 ms against 0.0869 split on 128x128 tiles), not where the tiles outnumber them
+     * (1536^3 TT 0.1748 against 0.1708 after A's copy); TN with a K16 A not at all */
+    sgemm_tile_choice(1120, 1120, 1120, 1, 1, "streamk (162 tiles of 64x128 over 264 blocks; A K4)");
+    sgemm_tile_choice(1536, 1536, 1536, 1, 1, "A copied, then streamk (288 tiles of 128x64 over 264 blocks)");
+    sgemm_tile_choice(1120, 1120, 1120, 1, 0, "!streamk");
     /* the four-warp 128x128x8 tiles of 8x16 a thread, split, where TN's transposes cost them little
      * (H200, 2026-11-26: 1152^3 TN 0.0838 ms against 0.0888 on 128x64 tiles, 1120^3 TN 0.0820 against
      * 0.0848 after A's copy); not at 1280^3 (0.1218 against 0.1143 after A's copy) nor 2048x2048x256
