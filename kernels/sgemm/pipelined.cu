@@ -148,11 +148,10 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * 128x64 pays 8-10 %), so TN splits of it ran 2-5 % ahead at 1120^3-1664^3 (H200, 2026-11-26,
  * bench/sgemm_plan_space, docs/notes/sgemm.md, "cuBLAS's TN block"). At 0.70, the best value on
  * its own plan space (38 shapes), the model took it for 18 TN shapes of 100 measured, 7 of them
- * 2-11 % slower (1280^3, 2048x2048x256,
- * 512x512x4096, many-wave squares from 2080); at 0.66 for three, each faster: 1120^3 TN 3.3 %,
- * 1152^3 TN 5.6 %, 605x1252x10992 TN 4.7 %, and no other of the 445 benchmark shapes. k4_scale 2.5:
- * its NN ran 10-15 % behind its NT (K4 facing 128); c16 as 128x128 (not measured with a C off 16
- * bytes). */
+ * 2-11 % slower (1280^3, 2048x2048x256, 512x512x4096, many-wave squares from 2080); at 0.66 for
+ * three, each faster: 1120^3 TN 3.3 %, 1152^3 TN 5.6 %, 605x1252x10992 TN 4.7 %, and no other of the
+ * 447 benchmark shapes. k4_scale 2.5: its NN ran 10-15 % behind its NT (K4 facing 128); c16 as
+ * 128x128 (not measured with a C off 16 bytes). */
 const tile_config configs[] = {
     describe<cfg_128x128>("128x128", 2, 0.73, 0, 1.9, true), describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),

@@ -92,10 +92,11 @@ constexpr double MISALIGNED_COST = 0.06;
  * copies twice what 128x64 does; priced so, its split plans ran 5663x493x5011 NT 13 %,
  * 1131x2420x2878 NN 9 %, 467x2576x1387 NT 7 % and 963x2687x2760 NT 6 % faster than the 128x64 plans
  * chosen before: H200, 2026-11-26, docs/notes/sgemm.md, "128x128 with 4-byte copies"). Unpriced,
- * the model sent odd NT shapes to 64-wide tiles whose copies face 64 (3501x3910x103 NT: 64x128 tiles 0.1138 ms, 128x128x8 0.0868); 0.04 scored best
- * with bench/plan_regret on the H100's plan space (quadratic better than linear or flat), and on the
- * H200 (2026-11-26, 315 shapes, 32 of them fresh odd ones) 33 plans changed, 0.979 of the time
- * (docs/notes/sgemm.md, "4-byte copies of R-contiguous operands priced"). */
+ * the model sent odd NT shapes to 64-wide tiles whose copies face 64 (3501x3910x103 NT: 64x128
+ * tiles 0.1138 ms, 128x128x8 0.0868); 0.04 scored best with bench/plan_regret on the H100's plan
+ * space (quadratic better than linear or flat), and on the H200 (2026-11-26, 315 shapes, 32 of them
+ * fresh odd ones) 33 plans changed, 0.979 of the time (docs/notes/sgemm.md, "4-byte copies of
+ * R-contiguous operands priced"). */
 constexpr double R4_COST = 0.04;
 
 constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
