@@ -39,6 +39,15 @@ constexpr double SK_IMBALANCE = 1.08;
  * fitted with bench/plan_regret over 177 shapes (docs/notes/sgemm.md, "every square, and every plan
  * timed") */
 constexpr double SK_IMBALANCE_2 = 1.03;
+/* a data-parallel launch of less than one wave that puts three blocks or more on some SM ends with
+ * the slowest of them (the third block of an SM ran 10 % longer than the mean of the three, above),
+ * where the wave model prices their mean; over more waves the blocks fall out of step and the
+ * difference spreads. At 1632^3-1664^3 NN and TT the 338 tiles of 128x64 or 64x128 (three blocks
+ * on 74 SMs) ran 4-6 % behind stream-K over two blocks an SM that the model priced 2 % above them;
+ * fitted with bench/plan_regret on the H200 and H100 plan spaces: 1.02-1.06 move the same shapes
+ * and no others (docs/notes/sgemm.md, "a data-parallel wave of three blocks an SM") */
+constexpr double DP_ONE_WAVE_IMBALANCE = 1.03;
+constexpr int DP_ONE_WAVE_MIN_K = 1024;
 /* the last block to reach a shared tile reads the partials one after another at the launch's end:
  * the thirteenth session's in-kernel finish measured about 1 us each; fitted at 2.5 us on
  * 141x2473x5387 NN, where six or seven blocks share a tile and stream-K ran 19 % behind splitk */
@@ -384,8 +393,12 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
         const double per_tile = pl.sk_blocks > tiles ? std::ceil(pl.sk_blocks / tiles) + 1.0 : 2.0;
         reduce = SK_FIXED_S + SK_PARTIAL_S * per_tile + (double)plan_work_bytes(pl) / L2_BYTES_PER_S;
     }
-    if (pl.dp_tiles > 0)
-        compute += waves_seconds(p, c, pl.dp_tiles, tile_flops * (double)ceil_div(p->k, c.bk) * c.bk, sms);
+    if (pl.dp_tiles > 0) {
+        const bool short_wave = pl.split_tiles == 0 && pl.dp_tiles < (int64_t)c.blocks_per_sm * sms &&
+                                ceil_div(pl.dp_tiles, sms) >= 3 && p->k >= DP_ONE_WAVE_MIN_K;
+        compute += (short_wave ? DP_ONE_WAVE_IMBALANCE : 1.0) *
+                   waves_seconds(p, c, pl.dp_tiles, tile_flops * (double)ceil_div(p->k, c.bk) * c.bk, sms);
+    }
     if (pl.split_tiles > 0) {
         compute += waves_seconds(p, c, (int64_t)pl.split_tiles * pl.splits, tile_flops * pl.kslice, sms);
         /* partials written by the main kernel and read back, plus the C traffic of those tiles */

@@ -191,6 +191,13 @@ int main(void)
     /* stream-K with more tiles than blocks: both copied (1536^3 TN 0.1777 ms against 0.1822 with A
      * alone, 1500^3 TN 0.1757 against 0.1820) */
     sgemm_tile_choice(1536, 1536, 1536, 1, 0, "AB copied, then streamk (288 tiles of 128x64 over 264 blocks)");
+    /* a data-parallel launch of less than a wave with three blocks on some SM priced for its slowest
+     * block (DP_ONE_WAVE_IMBALANCE): stream-K over two blocks an SM instead (H200, 2026-11-27: 1664^3
+     * NN 0.2204 ms against 0.2316 on 338 whole tiles, 1664^3 TT 0.2153 after A's copy against 0.2294);
+     * not at K < 1024 (3161x787x883 TT: 0.1506 by stream-K after A's copy against 0.1378) */
+    sgemm_tile_choice(1664, 1664, 1664, 0, 0, "streamk (338 tiles of 128x64 over 264 blocks; B K4)");
+    sgemm_tile_choice(1664, 1664, 1664, 1, 1, "A copied, then streamk (338 tiles of 128x64 over 264 blocks)");
+    sgemm_tile_choice(3161, 787, 883, 1, 1, "A copied, then pipelined_128x64 (325 tiles of 128x64)");
     /* many waves: both copied */
     sgemm_tile_choice(1250, 3467, 4653, 1, 0, "AB copied, then splitk_tail");
     /* rows off 32-byte sectors (leading dimension not a multiple of 8): copied where an aligned shape
