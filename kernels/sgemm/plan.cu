@@ -47,7 +47,11 @@ constexpr double SK_IMBALANCE_2 = 1.03;
  * fitted with bench/plan_regret on the H200 and H100 plan spaces: 1.02-1.06 move the same shapes
  * and no others (docs/notes/sgemm.md, "a data-parallel wave of three blocks an SM") */
 constexpr double DP_ONE_WAVE_IMBALANCE = 1.03;
-constexpr int DP_ONE_WAVE_MIN_K = 1024;
+/* below this K the plans it moved to ran slower: 3161x787x883 TT 9 %, and on fresh random shapes
+ * (H200, 2026-11-27) five of K 1052-1164 1.8-9.4 %, where those of K 1195-1227 ran 3.5-7.3 % faster.
+ * Checked on a second fresh set under this bound: 38 shapes changed, 0.978 of their time in
+ * geometric mean (split plans all faster, stream-K over two blocks an SM as often slower as faster) */
+constexpr int DP_ONE_WAVE_MIN_K = 1180;
 /* the last block to reach a shared tile reads the partials one after another at the launch's end:
  * the thirteenth session's in-kernel finish measured about 1 us each; fitted at 2.5 us on
  * 141x2473x5387 NN, where six or seven blocks share a tile and stream-K ran 19 % behind splitk */

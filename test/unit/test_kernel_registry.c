@@ -194,7 +194,7 @@ int main(void)
     /* a data-parallel launch of less than a wave with three blocks on some SM priced for its slowest
      * block (DP_ONE_WAVE_IMBALANCE): stream-K over two blocks an SM instead (H200, 2026-11-27: 1664^3
      * NN 0.2204 ms against 0.2316 on 338 whole tiles, 1664^3 TT 0.2153 after A's copy against 0.2294);
-     * not at K < 1024 (3161x787x883 TT: 0.1506 by stream-K after A's copy against 0.1378) */
+     * not at K < 1180 (3161x787x883 TT: 0.1506 by stream-K after A's copy against 0.1378) */
     sgemm_tile_choice(1664, 1664, 1664, 0, 0, "streamk (338 tiles of 128x64 over 264 blocks; B K4)");
     sgemm_tile_choice(1664, 1664, 1664, 1, 1, "A copied, then streamk (338 tiles of 128x64 over 264 blocks)");
     sgemm_tile_choice(3161, 787, 883, 1, 1, "A copied, then pipelined_128x64 (325 tiles of 128x64)");
