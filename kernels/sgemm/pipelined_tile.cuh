@@ -87,9 +87,17 @@ __device__ __forceinline__ unsigned k_rows(const operand &x, int r0, int line, i
  * l = 2 pos + {0, 1, 8, 9}: a warp's e-th copies then write l = {e', e'+2, e'+4, e'+6} of 8 rows,
  * whose banks (4 l + row, with LDS = 4 mod 32) are all distinct, where four consecutive l would
  * collide two by two. With BK 8 a warp covers 16 rows x 2 chunks, and four consecutive l per
- * chunk already land the two chunks 16 banks apart. */
-template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
+ * chunk already land the two chunks 16 banks apart.
+ * KL (K4 by lanes along k, the configurations with k groups): the eight lanes of a row group take
+ * eight consecutive k (k and k + 8 with BK 16), so a warp-wide copy reads 4 rows x 32 bytes, whole
+ * sectors, where the chunks read 8 or 16 rows' sectors in part; its writes land in banks 4 k + row,
+ * all distinct. A thread then covers W / (THREADS / 8) rows THREADS / 8 apart, from one pointer,
+ * rows past the matrix copied with source size 0 (docs/notes/sgemm.md, "K4 copies by lanes along
+ * k": faster only with k groups among the configurations measured). */
+template <int MODE, int W, int BK, int THREADS, int LDS, bool KL = false> struct async_loader {
     static constexpr bool KC = MODE == LOAD_K4;
+    static constexpr bool LANES = KC && KL;
+    static constexpr int K_LANES = 8, ROW_LANES = THREADS / K_LANES, PER_ROW = BK / K_LANES;
     static_assert(!KC || ((BK == 16 || BK == 8) && LDS % 32 == 4),
                   "the K4 element pattern is laid out for BK 8, 16");
     /* offset along k of element e of a K4 chunk, and of chunk pos's first element */
@@ -99,7 +107,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
     }
     static constexpr __device__ __forceinline__ int k4_first(int pos) { return BK == 16 ? 2 * pos : 4 * pos; }
     static constexpr int CHUNKS = W * BK / 4;
-    static constexpr int PER_THREAD = CHUNKS / THREADS;
+    static constexpr int PER_THREAD = LANES ? W / ROW_LANES : CHUNKS / THREADS; /* LANES: rows */
     static constexpr int CHUNKS_PER_LINE = KC ? BK / 4 : W / 4; /* a line: one row (K4) or one l (R) */
     static constexpr int LINES_PER_PASS = THREADS / CHUNKS_PER_LINE;
     /* R modes: a thread's chunks lie in one line, R_STEP rows apart, the threads of a line taking
@@ -107,15 +115,17 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
      * it (the K4 chunks of a thread lie in different rows, ld apart, one pointer each) */
     static constexpr int R_THREADS_PER_LINE = KC ? 1 : CHUNKS_PER_LINE / PER_THREAD;
     static constexpr int R_STEP = 4 * R_THREADS_PER_LINE;
-    static constexpr int POINTERS = KC ? PER_THREAD : 1;
+    static constexpr int POINTERS = KC && !LANES ? PER_THREAD : 1;
     /* byte distance in shared memory between a thread's successive chunks */
-    static constexpr uint32_t DST_STEP = 4u * (KC ? LINES_PER_PASS : R_STEP);
+    static constexpr uint32_t DST_STEP = 4u * (LANES ? ROW_LANES : KC ? LINES_PER_PASS : R_STEP);
     static_assert(CHUNKS % THREADS == 0 && THREADS % CHUNKS_PER_LINE == 0, "loader shape");
+    static_assert(!LANES || (W % ROW_LANES == 0 && ROW_LANES % 4 == 0), "K4 lanes shape");
     static_assert(KC || (CHUNKS_PER_LINE % PER_THREAD == 0 && THREADS / R_THREADS_PER_LINE == BK),
                   "R loader: a thread's chunks in one line");
     static_assert(PER_THREAD <= 32, "row mask width");
 
     const float *src[POINTERS];
+    int64_t rstep;   /* LANES: ROW_LANES rows of the operand, in floats */
     uint32_t dst;    /* byte offset of the first chunk within a stage */
     int lpos;        /* l of the chunk's first element within the tile */
     int rrem;        /* R modes: rows of the matrix from the thread's first chunk on */
@@ -127,14 +137,28 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
     bool whole_rows;
 
     /* where chunk s starts in global memory */
-    __device__ __forceinline__ const float *source(int s) const { return KC ? src[s] : src[0] + s * R_STEP; }
+    __device__ __forceinline__ const float *source(int s) const
+    {
+        return LANES ? src[0] + s * rstep : KC ? src[s] : src[0] + s * R_STEP;
+    }
     /* R modes: how many of chunk s's four rows are inside the matrix */
     __device__ __forceinline__ int rlim(int s) const { return min(max(rrem - s * R_STEP, 0), 4); }
 
     __device__ __forceinline__ void init(const operand &x, int r0, int kbegin, int tid)
     {
         interior = r0 + W <= x.rows;
-        if constexpr (KC) {
+        if constexpr (LANES) {
+            const int line = tid / K_LANES;
+            lpos = tid % K_LANES;
+            src[0] = x.ptr + (int64_t)min(r0 + line, x.rows - 1) * x.ld + kbegin + lpos;
+            rstep = (int64_t)ROW_LANES * x.ld;
+            row_ok = 0;
+#pragma unroll
+            for (int s = 0; s < PER_THREAD; ++s)
+                row_ok |= (unsigned)(r0 + line + s * ROW_LANES < x.rows) << s;
+            dst = 4u * (uint32_t)(lpos * LDS + line);
+            whole_rows = true;
+        } else if constexpr (KC) {
             const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
             lpos = k4_first(pos);
             row_ok = k_rows<PER_THREAD, LINES_PER_PASS>(x, r0, line, kbegin, lpos, src);
@@ -172,6 +196,13 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
 #pragma unroll
             for (int s = 0; s < PER_THREAD; ++s)
                 cp_async16_if(stage + dst + s * DST_STEP, source(s), (row_ok >> s) & 1u);
+        } else if constexpr (LANES) {
+#pragma unroll
+            for (int s = 0; s < PER_THREAD; ++s)
+#pragma unroll
+                for (int e = 0; e < PER_ROW; ++e)
+                    cp_async4(stage + dst + s * DST_STEP + 4 * LDS * K_LANES * e, source(s) + K_LANES * e,
+                              (row_ok >> s) & 1u ? 4u : 0u);
         } else {
             copy_whole(stage);
         }
@@ -192,6 +223,10 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
             const uint32_t d = stage + dst + s * DST_STEP;
             if (MODE == LOAD_R16) {
                 cp_async16(d, source(s), 16u);
+            } else if (LANES) {
+#pragma unroll
+                for (int e = 0; e < PER_ROW; ++e)
+                    cp_async4(d + 4 * LDS * K_LANES * e, source(s) + K_LANES * e, 4u);
             } else {
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
@@ -215,6 +250,12 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct async_loader {
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
                     cp_async4(d + 4 * e, source(s) + e, l_ok && e < rlim(s) ? 4u : 0u);
+            } else if (LANES) {
+                const bool r_ok = (row_ok >> s) & 1u;
+#pragma unroll
+                for (int e = 0; e < PER_ROW; ++e)
+                    cp_async4(d + 4 * LDS * K_LANES * e, source(s) + K_LANES * e,
+                              r_ok && k0 + lpos + K_LANES * e < kend ? 4u : 0u);
             } else {
                 const bool r_ok = (row_ok >> s) & 1u;
 #pragma unroll
@@ -312,9 +353,9 @@ template <int W, int BK, int THREADS, int LDS> struct raw_transpose {
 
 /* an operand's stage in floats, its transposed tiles (K16 only: two, the one being read and the
  * next one being written), and its loader */
-template <int MODE, int W, int BK, int THREADS, int LDS> struct operand_path {
+template <int MODE, int W, int BK, int THREADS, int LDS, bool KL = false> struct operand_path {
     static constexpr bool RAW = MODE == LOAD_K16;
-    using loader = std::conditional_t<RAW, raw_loader<W, BK, THREADS>, async_loader<MODE, W, BK, THREADS, LDS>>;
+    using loader = std::conditional_t<RAW, raw_loader<W, BK, THREADS>, async_loader<MODE, W, BK, THREADS, LDS, KL>>;
     using transpose = raw_transpose<W, BK, THREADS, LDS>;
     static constexpr int STAGE = RAW ? W * BK : BK * LDS;
     static constexpr int TILE = RAW ? BK * LDS : 0;
@@ -324,15 +365,15 @@ template <int MODE, int W, int BK, int THREADS, int LDS> struct operand_path {
 /* dynamic shared memory of one block of CFG with these load modes */
 template <class CFG, int MODE_A, int MODE_B> constexpr size_t smem_bytes()
 {
-    using pa = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S>;
-    using pb = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S>;
+    using pa = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S, (CFG::KG > 1)>;
+    using pb = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S, (CFG::KG > 1)>;
     return sizeof(float) * (CFG::STAGES * (pa::STAGE + pb::STAGE) + pa::TILES * pa::TILE + pb::TILES * pb::TILE);
 }
 
 /* where a block keeps its stages and K16 tiles, and where its thread reads fragments from */
 template <class CFG, int MODE_A, int MODE_B> struct block_place {
-    using path_a = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S>;
-    using path_b = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S>;
+    using path_a = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S, (CFG::KG > 1)>;
+    using path_b = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S, (CFG::KG > 1)>;
     float *As, *Bs, *At, *Bt;
     int tid, gk, a_frag, b_frag;
     /* k group: its steps of a k tile start at gk (one group: known to be 0 at compile time) */
