@@ -44,6 +44,8 @@ struct pipe_config {
      * (g+1) BK/KG) of every k tile; their sums are added in shared memory at the end (group 0's,
      * then 1's, ...). More warps an SM on a problem of one wave, without a second pass over C. */
     static constexpr int KG = KG_, KSTEPS = BK / KG;
+    /* K4 copies by lanes along k (async_loader's KL): measured faster only with k groups */
+    static constexpr bool K4_LANES = KG > 1;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN, WARPS_TILE = WARPS_M * WARPS_N;
     static constexpr int THREADS = 32 * WARPS_TILE * KG;
     static constexpr int LANES_M = WM / TM, LANES_N = WN / TN;
@@ -365,15 +367,15 @@ template <int MODE, int W, int BK, int THREADS, int LDS, bool KL = false> struct
 /* dynamic shared memory of one block of CFG with these load modes */
 template <class CFG, int MODE_A, int MODE_B> constexpr size_t smem_bytes()
 {
-    using pa = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S, (CFG::KG > 1)>;
-    using pb = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S, (CFG::KG > 1)>;
+    using pa = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S, CFG::K4_LANES>;
+    using pb = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S, CFG::K4_LANES>;
     return sizeof(float) * (CFG::STAGES * (pa::STAGE + pb::STAGE) + pa::TILES * pa::TILE + pb::TILES * pb::TILE);
 }
 
 /* where a block keeps its stages and K16 tiles, and where its thread reads fragments from */
 template <class CFG, int MODE_A, int MODE_B> struct block_place {
-    using path_a = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S, (CFG::KG > 1)>;
-    using path_b = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S, (CFG::KG > 1)>;
+    using path_a = operand_path<MODE_A, CFG::BM, CFG::BK, CFG::THREADS, CFG::LDA_S, CFG::K4_LANES>;
+    using path_b = operand_path<MODE_B, CFG::BN, CFG::BK, CFG::THREADS, CFG::LDB_S, CFG::K4_LANES>;
     float *As, *Bs, *At, *Bt;
     int tid, gk, a_frag, b_frag;
     /* k group: its steps of a k tile start at gk (one group: known to be 0 at compile time) */
