@@ -8,9 +8,11 @@
  *        are left out: a long shape's many plans heat the card, and its later plans run slower)
  * stdout: one line a shape (the plan the model picks, its measured time over the fastest plan's,
  * cuBLAS's time over it), then the geometric mean regret and the shapes under 0.95x cuBLAS. Where
- * this build's selector copies operands first (transpose_first), its time is known only if the
- * measured build's selector made the same choice (the CSV's selector row); otherwise the shape is
- * reported as not measured, as where it runs no pipelined plan (naive, warptile). */
+ * this build's selector copies operands first (transpose_first), its time is looked up among the
+ * copied forms' plans where the space holds them (spaces measured since the twenty-seventh session),
+ * else known only if the measured build's selector made the same choice (the CSV's selector row);
+ * otherwise the shape is reported as not measured, as where it runs no pipelined plan (naive,
+ * warptile). */
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +30,7 @@ using namespace sgemm;
 namespace {
 
 struct measured {
+    int copies; /* the copied form's plans (spaces measured with copied forms): COPY_A | COPY_B */
     std::string cfg;
     int dp, split, splits, sk;
     double ms;
@@ -38,6 +41,7 @@ struct shape_data {
     std::vector<measured> plans;
     double cublas = 0, selector = 0;
     std::string selector_plan; /* how the selector of the measured build described its choice */
+    bool copied_forms = false;  /* the space holds the copied forms' plans */
 };
 
 /* the fields of one CSV line, quotes removed */
@@ -94,8 +98,19 @@ int main(int argc, char **argv)
             d.cublas = d.cublas ? d.cublas : ms;
         else if (f[4] == "selector" && !d.selector)
             d.selector = ms, d.selector_plan = f[12];
-        else
-            d.plans.push_back({f[5], atoi(f[6].c_str()), atoi(f[7].c_str()), atoi(f[8].c_str()), atoi(f[9].c_str()), ms});
+        else {
+            /* "A:dp", "AB:streamk", ...: the copies, then a plan of the copied form; "A:copy": the
+             * copies alone */
+            const size_t colon = f[4].find(':');
+            const std::string copied = colon == std::string::npos ? "" : f[4].substr(0, colon);
+            if (colon != std::string::npos && f[4].substr(colon + 1) == "copy")
+                continue;
+            const int copies = (copied.find('A') != std::string::npos ? COPY_A : 0) |
+                               (copied.find('B') != std::string::npos ? COPY_B : 0);
+            d.plans.push_back(
+                {copies, f[5], atoi(f[6].c_str()), atoi(f[7].c_str()), atoi(f[8].c_str()), atoi(f[9].c_str()), ms});
+            d.copied_forms |= copies != 0;
+        }
     }
     fclose(in);
 
@@ -124,26 +139,34 @@ int main(int argc, char **argv)
             ++counted;
             under += vs < 0.95;
         };
-        /* where this build copies operands first, its choice is known only if the measured build
-         * made the same one */
+        /* where this build copies operands first, its choice is known where the space holds the
+         * copied forms' plans, else only if the measured build made the same one */
         const shim_sgemm_variant *sel = shim_sgemm_select(&p);
+        const shim_sgemm_variant *runs = sel;
+        shim_sgemm_args q = p;
+        int copies = 0;
         if (strcmp(sel->name, "transpose_first") == 0) {
             char how[256];
             shim_sgemm_describe(sel, &p, how, sizeof how);
-            if (d.selector_plan == how)
-                measured_at("copy", how, d.selector);
-            else
-                not_measured("copy", how);
-            continue;
+            if (!d.copied_forms) {
+                if (d.selector_plan == how)
+                    measured_at("copy", how, d.selector);
+                else
+                    not_measured("copy", how);
+                continue;
+            }
+            runs = transpose_first_inner(&p, &copies, &q);
         }
         plan pl;
-        if (!fp32_variant_plan(sel, &p, &pl)) {
-            not_measured("runs", sel->name);
+        if (!fp32_variant_plan(runs, &q, &pl)) {
+            not_measured("runs", runs->name);
             continue;
         }
         const std::string cfg = config(pl.cfg).name;
         double ms = 0;
         for (const measured &x : d.plans) {
+            if (x.copies != copies)
+                continue;
             /* the space records a whole-tile plan's splits as 1 */
             const bool same = x.cfg == cfg && x.dp == pl.dp_tiles && x.split == pl.split_tiles &&
                               x.sk == pl.sk_blocks && (pl.split_tiles == 0 || x.splits == pl.splits);
@@ -151,8 +174,9 @@ int main(int argc, char **argv)
                 ms = x.ms;
         }
         char desc[128];
-        snprintf(desc, sizeof desc, "%s dp %d split %d x%d sk %d", cfg.c_str(), pl.dp_tiles, pl.split_tiles,
-                 pl.splits, pl.sk_blocks);
+        snprintf(desc, sizeof desc, "%s%s dp %d split %d x%d sk %d",
+                 copies == (COPY_A | COPY_B) ? "AB:" : copies == COPY_A ? "A:" : copies ? "B:" : "", cfg.c_str(),
+                 pl.dp_tiles, pl.split_tiles, pl.splits, pl.sk_blocks);
         if (ms > 0)
             measured_at("pick", desc, ms);
         else

@@ -8,8 +8,11 @@
  * Usage: sgemm_plan_space SHAPES CSV   (SHAPES: lines "M N K TA TB", column-major)
  * CSV rows: m,n,k,case,method,cfg,dp_tiles,split_tiles,splits,sk_blocks,ms,model_ms,plan (ms: the median
  * of ROUNDS runs, one a round, every plan of the shape timed in each round)
- * (method: dp, split, tail, streamk, selector or cublas). stdout: per shape the fastest plan, the
- * model's favourite among these, the selector's choice and cuBLAS. */
+ * (method: dp, split, tail, streamk, selector or cublas; and where the shape has K-contiguous
+ * operands, for each set of them transpose_first could copy (A, B, AB), "A:copy" for the copies alone
+ * and "A:dp", "A:split", ... for the copies followed by each plan of the copied form, model_ms then
+ * the plan's estimate on the copied form plus the copies' price). stdout: per shape the fastest plan,
+ * the model's favourite among these, the selector's choice and cuBLAS. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -17,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 extern "C" {
@@ -33,14 +37,22 @@ cublasHandle_t handle;
 cudaStream_t stream;
 
 struct job {
-    const plan *pl; /* NULL: cuBLAS, or the selector when v is set */
+    const plan *pl; /* NULL: cuBLAS, the selector when v is set, or the copies alone */
     const shim_sgemm_variant *v;
     shim_sgemm_args p;
+    int copies; /* transpose_first's copies (COPY_A | COPY_B) first, then pl on the copied form */
 };
 
 void run_job(int, void *ctx, cudaStream_t)
 {
     job *j = static_cast<job *>(ctx);
+    if (j->copies) {
+        shim_sgemm_args q;
+        BENCH_CUDA(transpose_first_copy(&j->p, j->copies, &q));
+        if (j->pl)
+            BENCH_CUDA(launch_plan(&q, *j->pl));
+        return;
+    }
     if (j->pl) {
         BENCH_CUDA(launch_plan(&j->p, *j->pl));
         return;
@@ -164,17 +176,44 @@ int main(int argc, char **argv)
         /* every plan, then the selector's choice and cuBLAS, timed once a round, ROUNDS rounds: a
          * long shape's plans heat the card (an H100 ran 10 % slower by the end of one shape's
          * plans timed one after another), so each plan's median draws on every stage of that */
-        const std::vector<candidate> cands = plans_of(&p);
+        /* the direct plans (copies 0), then each copied form's: the copies alone (no plan), then
+         * the copies followed by each of the copied form's plans */
+        std::vector<candidate> cands;
+        std::vector<int> cand_copies;
+        std::vector<shim_sgemm_args> forms;
+        const int kc = (sh.ta ? COPY_A : 0) | (sh.tb ? 0 : COPY_B);
+        for (int copies = 0; copies <= kc; ++copies) {
+            if ((copies & kc) != copies)
+                continue;
+            shim_sgemm_args q = p;
+            if (copies) {
+                copied_form_variant(&p, copies, &q);
+                cands.push_back({"copy", plan{}});
+                cand_copies.push_back(copies);
+                forms.push_back(q);
+            }
+            for (const candidate &cand : plans_of(&q)) {
+                cands.push_back(cand);
+                cand_copies.push_back(copies);
+                forms.push_back(q);
+            }
+        }
         const shim_sgemm_variant *sel = shim_sgemm_select(&p);
         std::vector<job> jobs;
         std::vector<size_t> works;
-        for (const candidate &cand : cands) {
-            jobs.push_back({&cand.pl, nullptr, p});
-            works.push_back(cand.pl.split_tiles > 0 || cand.pl.sk_blocks > 0 ? plan_work_bytes(cand.pl) + 256 : 0);
+        for (size_t i = 0; i < cands.size(); ++i) {
+            const candidate &cand = cands[i];
+            const int copies = cand_copies[i];
+            const bool copy_only = copies && strcmp(cand.method, "copy") == 0;
+            jobs.push_back({copy_only ? nullptr : &cand.pl, nullptr, p, copies});
+            works.push_back((copies ? transpose_first_copy_bytes(&p, copies) : 0) +
+                            (!copy_only && (cand.pl.split_tiles > 0 || cand.pl.sk_blocks > 0)
+                                 ? plan_work_bytes(cand.pl) + 256
+                                 : 0));
         }
-        jobs.push_back({nullptr, sel, p});
+        jobs.push_back({nullptr, sel, p, 0});
         works.push_back(shim_sgemm_work_bytes(sel, &p));
-        jobs.push_back({nullptr, nullptr, p});
+        jobs.push_back({nullptr, nullptr, p, 0});
         works.push_back(0);
         std::vector<std::vector<double>> samples(jobs.size());
         for (int round = 0; round < ROUNDS; ++round)
@@ -193,11 +232,21 @@ int main(int argc, char **argv)
             const candidate &cand = cands[i];
             if (!std::isfinite(med[i]))
                 continue;
-            const double ms = med[i], model = 1e3 * plan_cost(&p, cand.pl);
-            char desc[160];
-            snprintf(desc, sizeof desc, "%s %s dp %d split %d x%d sk %d", config(cand.pl.cfg).name, cand.method,
-                     cand.pl.dp_tiles, cand.pl.split_tiles, cand.pl.splits, cand.pl.sk_blocks);
-            fprintf(csv, "%d,%d,%d,%s,%s,%s,%d,%d,%d,%d,%.4f,%.4f,\"%s\"\n", sh.m, sh.n, sh.k, cs, cand.method,
+            const int copies = cand_copies[i];
+            const bool copy_only = copies && strcmp(cand.method, "copy") == 0;
+            const char *copied = copies == (COPY_A | COPY_B) ? "AB:" : copies == COPY_A ? "A:" : copies ? "B:" : "";
+            const double copy_s = copies ? transpose_first_copy_seconds(&p, copies) : 0.0;
+            const double ms = med[i], model = 1e3 * (copy_s + (copy_only ? 0.0 : plan_cost(&forms[i], cand.pl)));
+            char method[16], desc[160];
+            snprintf(method, sizeof method, "%s%s", copied, cand.method);
+            if (copy_only) {
+                fprintf(csv, "%d,%d,%d,%s,%s,,,,,,%.4f,%.4f,\"%scopies\"\n", sh.m, sh.n, sh.k, cs, method, ms, model,
+                        copied);
+                continue;
+            }
+            snprintf(desc, sizeof desc, "%s%s %s dp %d split %d x%d sk %d", copied, config(cand.pl.cfg).name,
+                     cand.method, cand.pl.dp_tiles, cand.pl.split_tiles, cand.pl.splits, cand.pl.sk_blocks);
+            fprintf(csv, "%d,%d,%d,%s,%s,%s,%d,%d,%d,%d,%.4f,%.4f,\"%s\"\n", sh.m, sh.n, sh.k, cs, method,
                     config(cand.pl.cfg).name, cand.pl.dp_tiles, cand.pl.split_tiles, cand.pl.splits, cand.pl.sk_blocks,
                     ms, model, desc);
             if (ms < best)

@@ -69,6 +69,13 @@ const shim_sgemm_variant *transpose_first_inner(const shim_sgemm_args *p, int *c
 /* the FP32 variant that runs p with the operands in `copies` copied, and that copied form (q) */
 const shim_sgemm_variant *copied_form_variant(const shim_sgemm_args *p, int copies, shim_sgemm_args *q);
 cudaError_t transpose_first_launch(const shim_sgemm_args *p);
+/* the copies alone, for the benchmarks that time the copied forms' plans: p's operands in `copies`
+ * copied into p's workspace on p's stream, and q the copied form to launch after them (their
+ * pointers, the workspace left over, a dependent launch); what the copies are priced at; the
+ * workspace they take (q's work begins past it) */
+cudaError_t transpose_first_copy(const shim_sgemm_args *p, int copies, shim_sgemm_args *q);
+double transpose_first_copy_seconds(const shim_sgemm_args *p, int copies);
+size_t transpose_first_copy_bytes(const shim_sgemm_args *p, int copies);
 /* the FP32 ladder's choice without copies, and its expected seconds (0: a tiny product) */
 const shim_sgemm_variant *select_fp32_direct(const shim_sgemm_args *p, double *seconds);
 /* the FP32 ladder's choice without copies runs one wave of blocks, each at most one tile's work: a

@@ -314,14 +314,12 @@ size_t transpose_first_work(const shim_sgemm_args *p)
     int copies;
     shim_sgemm_args q;
     const shim_sgemm_variant *inner = transpose_first_inner(p, &copies, &q);
-    return WORK_ALIGN + copies_bytes(p, copies) + shim_sgemm_work_bytes(inner, &q);
+    return transpose_first_copy_bytes(p, copies) + shim_sgemm_work_bytes(inner, &q);
 }
 
-cudaError_t transpose_first_launch(const shim_sgemm_args *p)
+cudaError_t transpose_first_copy(const shim_sgemm_args *p, int copies, shim_sgemm_args *q)
 {
-    int copies;
-    shim_sgemm_args q;
-    const shim_sgemm_variant *inner = transpose_first_inner(p, &copies, &q);
+    *q = copied_form(p, copies);
     char *work = aligned_up(p->work);
     const char *end = (const char *)p->work + p->work_bytes;
     if (work + copies_bytes(p, copies) > end)
@@ -333,7 +331,7 @@ cudaError_t transpose_first_launch(const shim_sgemm_args *p)
         int64_t ld;
         int rows;
         const float **dst;
-    } operands[] = {{COPY_A, p->a, p->lda, p->m, &q.a}, {COPY_B, p->b, p->ldb, p->n, &q.b}};
+    } operands[] = {{COPY_A, p->a, p->lda, p->m, &q->a}, {COPY_B, p->b, p->ldb, p->n, &q->b}};
     copy_jobs jobs = {};
     for (const auto &o : operands) {
         if (!(copies & o.bit))
@@ -348,10 +346,31 @@ cudaError_t transpose_first_launch(const shim_sgemm_args *p)
         const cudaError_t err = copy_operands(jobs, p->stream);
         if (err != cudaSuccess)
             return err;
-        q.dependent = 1;
+        q->dependent = 1;
     }
-    q.work = work;
-    q.work_bytes = (size_t)(end - work);
+    q->work = work;
+    q->work_bytes = (size_t)(end - work);
+    return cudaSuccess;
+}
+
+double transpose_first_copy_seconds(const shim_sgemm_args *p, int copies)
+{
+    return copies_seconds(p, copies);
+}
+
+size_t transpose_first_copy_bytes(const shim_sgemm_args *p, int copies)
+{
+    return WORK_ALIGN + copies_bytes(p, copies);
+}
+
+cudaError_t transpose_first_launch(const shim_sgemm_args *p)
+{
+    int copies;
+    shim_sgemm_args q;
+    const shim_sgemm_variant *inner = transpose_first_inner(p, &copies, &q);
+    const cudaError_t err = transpose_first_copy(p, copies, &q);
+    if (err != cudaSuccess)
+        return err;
     if (shim_sgemm_work_bytes(inner, &q) > q.work_bytes)
         return cudaErrorInvalidValue;
     return inner->launch(&q);
