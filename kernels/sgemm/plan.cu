@@ -109,8 +109,19 @@ constexpr double MISALIGNED_COST = 0.06;
  * tiles 0.1138 ms, 128x128x8 0.0868); 0.04 scored best with bench/plan_regret on the H100's plan
  * space (quadratic better than linear or flat), and on the H200 (2026-11-26, 315 shapes, 32 of them
  * fresh odd ones) 33 plans changed, 0.979 of the time (docs/notes/sgemm.md, "4-byte copies of
- * R-contiguous operands priced"). */
-constexpr double R4_COST = 0.04;
+ * R-contiguous operands priced").
+ * The square of the side holds where the launch fills the SMs (their issue slots are what the copies
+ * take); where few warps are resident their latency is what shows, and that barely depends on the
+ * side: in one wave of one 4-warp block an SM the tiles whose 4-byte copies face 128 ran 12-17 %
+ * over the model and those facing 64 5-6 % under it (H200, 2026-11-27, every plan of 715 shapes
+ * with the copied forms' plans, docs/notes/sgemm.md, "4-byte copies where few warps are resident").
+ * So where A alone goes by 4-byte copies, the side's power falls from R4_SIDE_POW_FULL to
+ * R4_SIDE_POW_EXPOSED as the exposure rises to MAX_EXPOSED: on 78 fresh shapes whose choice that
+ * changed (of 6000 random ones), NN and NT with A alone 4-byte, 0.861 of the time before (0.700x ->
+ * 0.813x cuBLAS; 58 faster by over 2 %, 7 slower, at most 6.6 %). Taken for B's copies as well, NT
+ * with both 4-byte ran as fast as before (0.997, 0.87-1.13x shape by shape) and TT with B's alone
+ * 3.7 % slower, so those keep the square (as do the K-contiguous operands' prices). */
+constexpr double R4_COST = 0.04, R4_SIDE_POW_FULL = 2.0, R4_SIDE_POW_EXPOSED = 0.5;
 
 constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
 
@@ -121,14 +132,17 @@ double layout_factor(const shim_sgemm_args *p, const tile_config &c, int residen
     const double a = p->transa ? ((k16 & K16_A) ? K16_COST : k4) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
     const double b = p->transb ? 0.0 : ((k16 & K16_B) ? K16_COST : k4) * (128.0 / c.bm) * (128.0 / c.bm);
     const double pair = p->transa && !p->transb ? (k16 == (K16_A | K16_B) ? K16_BOTH : K4_BOTH) : 0.0;
-    const double r4 = R4_COST * c.k4_scale *
-                      ((!p->transa && !operand_vec(p->a, p->lda) ? (128.0 / c.bn) * (128.0 / c.bn) : 0.0) +
-                       (p->transb && !operand_vec(p->b, p->ldb) ? (128.0 / c.bm) * (128.0 / c.bm) : 0.0));
-    const double misaligned = MISALIGNED_COST * ((p->transa && rows_misaligned(p->a, p->lda) ? 128.0 / c.bn : 0.0) +
-                                                 (!p->transb && rows_misaligned(p->b, p->ldb) ? 128.0 / c.bm : 0.0));
     const int full = c.blocks_per_sm * c.threads / 32;
     const double exposed = c.threads < 128 ? 1.0
                                            : std::min(MAX_EXPOSED, (double)full / std::max(1, std::min(resident_warps, full)));
+    const bool r4_a = !p->transa && !operand_vec(p->a, p->lda), r4_b = p->transb && !operand_vec(p->b, p->ldb);
+    const double side_pow =
+        r4_a && !r4_b ? R4_SIDE_POW_FULL + (R4_SIDE_POW_EXPOSED - R4_SIDE_POW_FULL) * (exposed - 1.0) / (MAX_EXPOSED - 1.0)
+                      : R4_SIDE_POW_FULL;
+    const double r4 = R4_COST * c.k4_scale *
+                      ((r4_a ? std::pow(128.0 / c.bn, side_pow) : 0.0) + (r4_b ? std::pow(128.0 / c.bm, side_pow) : 0.0));
+    const double misaligned = MISALIGNED_COST * ((p->transa && rows_misaligned(p->a, p->lda) ? 128.0 / c.bn : 0.0) +
+                                                 (!p->transb && rows_misaligned(p->b, p->ldb) ? 128.0 / c.bm : 0.0));
     return (1.0 + exposed * (a + b + pair + misaligned + r4)) / (1.0 + exposed * K4_COST);
 }
 
