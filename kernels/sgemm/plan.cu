@@ -153,10 +153,14 @@ int64_t ceil_div(int64_t a, int64_t b)
 
 /* latency hiding falls off with fewer resident warps; 1.0 at 9 warps per SM and above. Fitted to
  * run 9: one 4-warp block of 128x64 per SM runs at 0.72 of its full-occupancy rate (1024^3,
- * 1000^3), one 8-warp block of 128x128 or 128x256 at 0.9-1.0 */
+ * 1000^3), one 8-warp block of 128x128 or 128x256 at 0.9-1.0. Below that line with fewer than 4
+ * (64x64's 2-warp blocks one an SM): its waves ran 13-35 % over the model there, against 0.8-1.0 at
+ * 4-12 warps (H200, 2026-11-27, every plan of 715 shapes, docs/notes/sgemm.md, "64x64 one to an
+ * SM"); 0.8 of the line scored best with bench/plan_regret, and anything from 0.85 down the same. */
+constexpr double FEW_WARPS_FACTOR = 0.8;
 double warp_factor(int warps)
 {
-    return std::min(1.0, 0.5 + warps / 18.0);
+    return std::min(1.0, 0.5 + warps / 18.0) * (warps < 4 ? FEW_WARPS_FACTOR : 1.0);
 }
 
 /* seconds for nblocks equal blocks of `flops` each: full waves at the configuration's
