@@ -34,6 +34,7 @@ struct measured {
     std::string cfg;
     int dp, split, splits, sk;
     double ms;
+    int cluster; /* method "splitc": the slices finished in a cluster */
 };
 
 struct shape_data {
@@ -107,8 +108,9 @@ int main(int argc, char **argv)
                 continue;
             const int copies = (copied.find('A') != std::string::npos ? COPY_A : 0) |
                                (copied.find('B') != std::string::npos ? COPY_B : 0);
-            d.plans.push_back(
-                {copies, f[5], atoi(f[6].c_str()), atoi(f[7].c_str()), atoi(f[8].c_str()), atoi(f[9].c_str()), ms});
+            const std::string method = colon == std::string::npos ? f[4] : f[4].substr(colon + 1);
+            d.plans.push_back({copies, f[5], atoi(f[6].c_str()), atoi(f[7].c_str()), atoi(f[8].c_str()),
+                               atoi(f[9].c_str()), ms, method == "splitc"});
             d.copied_forms |= copies != 0;
         }
     }
@@ -169,14 +171,15 @@ int main(int argc, char **argv)
                 continue;
             /* the space records a whole-tile plan's splits as 1 */
             const bool same = x.cfg == cfg && x.dp == pl.dp_tiles && x.split == pl.split_tiles &&
-                              x.sk == pl.sk_blocks && (pl.split_tiles == 0 || x.splits == pl.splits);
+                              x.sk == pl.sk_blocks && (pl.split_tiles == 0 || x.splits == pl.splits) &&
+                              x.cluster == pl.cluster;
             if (same && (ms == 0 || x.ms < ms))
                 ms = x.ms;
         }
         char desc[128];
-        snprintf(desc, sizeof desc, "%s%s dp %d split %d x%d sk %d",
+        snprintf(desc, sizeof desc, "%s%s dp %d split %d x%d sk %d%s",
                  copies == (COPY_A | COPY_B) ? "AB:" : copies == COPY_A ? "A:" : copies ? "B:" : "", cfg.c_str(),
-                 pl.dp_tiles, pl.split_tiles, pl.splits, pl.sk_blocks);
+                 pl.dp_tiles, pl.split_tiles, pl.splits, pl.sk_blocks, pl.cluster ? " cluster" : "");
         if (ms > 0)
             measured_at("pick", desc, ms);
         else

@@ -8,7 +8,8 @@
  * Usage: sgemm_plan_space SHAPES CSV   (SHAPES: lines "M N K TA TB", column-major)
  * CSV rows: m,n,k,case,method,cfg,dp_tiles,split_tiles,splits,sk_blocks,ms,model_ms,plan (ms: the median
  * of ROUNDS runs, one a round, every plan of the shape timed in each round)
- * (method: dp, split, tail, streamk, selector or cublas; and where the shape has K-contiguous
+ * (method: dp, split, splitc (the same split finished in thread-block clusters, split_cluster.cu, where
+ * the device and the configuration allow it), tail, streamk, selector or cublas; and where the shape has K-contiguous
  * operands, for each set of them transpose_first could copy (A, B, AB), "A:copy" for the copies alone
  * and "A:dp", "A:split", ... for the copies followed by each plan of the copied form, model_ms then
  * the plan's estimate on the copied form plus the copies' price). stdout: per shape the fastest plan,
@@ -125,8 +126,14 @@ std::vector<candidate> plans_of(const shim_sgemm_args *p)
                     pl.split_tiles = dp.dp_tiles - dpt;
                     pl.dp_tiles = dpt;
                     pl.splits = (int)cdiv(p->k, pl.kslice);
-                    if (pl.splits >= 2)
-                        out.push_back({dpt ? "tail" : "split", pl});
+                    if (pl.splits < 2)
+                        continue;
+                    out.push_back({dpt ? "tail" : "split", pl});
+                    /* the same split finished in clusters, where it can be */
+                    if (!dpt && pl.splits <= CLUSTER_MAX_SPLITS && cluster_split_usable(cfg)) {
+                        pl.cluster = 1;
+                        out.push_back({"splitc", pl});
+                    }
                 }
             }
         }
@@ -168,6 +175,16 @@ int main(int argc, char **argv)
     handle = rig.handle;
     float *const a = rig.a, *const b = rig.b, *const c = rig.c;
 
+    /* what the cluster-finished splits can place at once, against the blocks an SM allows */
+    for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
+        if (!cluster_split_usable(cfg))
+            continue;
+        printf("clusters of %s (%d blocks an SM, %d slots):", config(cfg).name, config(cfg).blocks_per_sm,
+               config(cfg).blocks_per_sm * sm_count());
+        for (int s = 2; s <= CLUSTER_MAX_SPLITS; ++s)
+            printf(" %d:%d", s, cluster_split_max_active(cfg, s));
+        printf("\n");
+    }
     fprintf(csv, "m,n,k,case,method,cfg,dp_tiles,split_tiles,splits,sk_blocks,ms,model_ms,plan\n");
     for (int s = 0; s < count; ++s) {
         const bench_shape sh = shapes[s];

@@ -175,6 +175,8 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
 {
     if (pl.sk_blocks > 0)
         return launch_streamk(p, pl);
+    if (pl.cluster)
+        return launch_split_cluster(p, pl);
     const problem q = make_problem(p);
     const sched sc = {pl.tiles_m, pl.tiles_n, pl.dp_tiles, pl.splits, pl.kslice, 0, 0};
     const int64_t blocks = (int64_t)pl.dp_tiles + (int64_t)pl.split_tiles * pl.splits;

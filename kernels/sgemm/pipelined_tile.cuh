@@ -12,6 +12,7 @@
 #ifndef SHIM_PIPELINED_TILE_CUH
 #define SHIM_PIPELINED_TILE_CUH
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <tuple>
@@ -682,6 +683,41 @@ struct launch_at {
     int blocks;
     cudaStream_t stream;
     bool dependent;
+    int cluster = 0; /* blocks a thread-block cluster (split_cluster.cu); 0: no clusters */
+};
+
+/* kernel over at's grid in clusters of at.cluster consecutive blocks (compute capability 9.0 and
+ * later), a programmatic dependent where at.dependent; the launch's error, none left behind */
+template <typename... Params, typename... Args>
+cudaError_t launch_clustered(void (*kernel)(Params...), const launch_at &at, int threads, size_t smem, Args... args)
+{
+    cudaLaunchAttribute attr[2];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)at.cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[1].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)at.blocks);
+    cfg.blockDim = dim3((unsigned)threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = at.stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = at.dependent ? 2 : 1;
+    const cudaError_t err = cudaLaunchKernelEx(&cfg, kernel, args...);
+    if (err != cudaSuccess)
+        (void)cudaGetLastError();
+    return err;
+}
+
+/* the least dynamic shared memory a kernel family's block needs besides its stages (ENTRY::smem_floor()
+ * where it says, else nothing) */
+template <class E, class = void> struct smem_floor_of {
+    static constexpr size_t value = 0;
+};
+template <class E> struct smem_floor_of<E, std::void_t<decltype(E::smem_floor())>> {
+    static constexpr size_t value = E::smem_floor();
 };
 
 /* A kernel family for the launch tables: ENTRY<CFG, MA, MB>::kernel is its instantiation and
@@ -696,12 +732,14 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
     } else if constexpr (!ENTRY<CFG, MA, MB>::built) {
         return cudaErrorInvalidConfiguration;
     } else {
-        constexpr size_t smem = smem_bytes<CFG, MA, MB>();
+        constexpr size_t smem = std::max(smem_bytes<CFG, MA, MB>(), smem_floor_of<ENTRY<CFG, MA, MB>>::value);
         void (*kernel)(const problem, const sched, float *) = ENTRY<CFG, MA, MB>::kernel();
         static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
         const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
         if (err != cudaSuccess)
             return err;
+        if (at.cluster > 1)
+            return launch_clustered(kernel, at, CFG::THREADS, smem, q, sc, ws);
         if (at.dependent)
             return launch_dependent(kernel, dim3((unsigned)at.blocks), dim3(CFG::THREADS), smem, at.stream, q,
                                     sc, ws);

@@ -22,6 +22,9 @@ constexpr double BLOCK_OVERHEAD_S = 3.0e-6;
  * with the reduction as a dependent launch, the selector's choices against every plan by name on
  * 6880 shapes (bench/sgemm_plans, H200, 2026-11-24) fit 3-5 us best (docs/notes/sgemm.md) */
 constexpr double REDUCE_LAUNCH_S = 5.0e-6;
+/* a cluster-finished split's end (split_cluster.cu): its partial tile to shared memory, two cluster
+ * barriers, and a share of the tile read from the cluster's blocks; a first guess, before measuring */
+constexpr double CLUSTER_FINISH_S = 1.5e-6;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 /* Stream-K (plan.sk_blocks). Measured (bench/sgemm_plans, H100, 2026-11-25, docs/notes/sgemm.md):
  * the blocks an SM holds run at different rates for the whole launch (docs/notes/sgemm.md, "a
@@ -200,20 +203,22 @@ bool plan_usable(const plan &pl)
 
 /* the cheapest split of the tiles from dp_tiles on, over every configuration (dp_of(cfg) gives
  * the data-parallel tile count, or -1 to skip the configuration) */
-template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool &found)
+template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool &found, bool cluster = false)
 {
     plan best{};
     double best_cost = INFINITY;
     found = false;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const int dp = dp_of(cfg);
-        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || !config_planned(p, cfg, dp > 0))
+        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || !config_planned(p, cfg, dp > 0) ||
+            (cluster && (dp > 0 || !cluster_split_usable(cfg))))
             continue;
         const int bk = config(cfg).bk;
         for (int s : split_candidates) {
-            if ((int64_t)s * bk * MIN_SLICE_TILES > p->k)
+            if ((int64_t)s * bk * MIN_SLICE_TILES > p->k || (cluster && s > CLUSTER_MAX_SPLITS))
                 break;
             plan pl = split_plan(p, cfg, dp, s);
+            pl.cluster = cluster;
             if (pl.splits < 2 || pl.split_tiles == 0 || !plan_usable(pl))
                 continue;
             const double cost = plan_cost(p, pl);
@@ -323,6 +328,7 @@ plan plan_dp(const shim_sgemm_args *p, int cfg)
     pl.splits = 1;
     pl.kslice = (int)std::min<int64_t>(ceil_div(std::max(p->k, 1), c.bk) * c.bk, INT32_MAX - c.bk);
     pl.sk_blocks = 0;
+    pl.cluster = 0;
     return pl;
 }
 
@@ -379,6 +385,17 @@ plan plan_splitk(const shim_sgemm_args *p)
     return memo.keep(p, found ? pl : best_dp(p));
 }
 
+plan plan_splitk_cluster(const shim_sgemm_args *p)
+{
+    static thread_local shape_memo<plan> memo;
+    if (const plan *known = memo.find(p))
+        return *known;
+    bool found;
+    plan pl = best_split(
+        p, [](int) { return 0; }, found, true);
+    return memo.keep(p, found ? pl : plan_splitk(p));
+}
+
 plan plan_tail(const shim_sgemm_args *p)
 {
     static thread_local shape_memo<plan> memo;
@@ -423,8 +440,10 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
     }
     if (pl.split_tiles > 0) {
         compute += waves_seconds(p, c, (int64_t)pl.split_tiles * pl.splits, tile_flops * pl.kslice, sms);
-        /* partials written by the main kernel and read back, plus the C traffic of those tiles */
-        reduce = REDUCE_LAUNCH_S + (2.0 * (double)plan_work_bytes(pl)) / DRAM_BYTES_PER_S;
+        /* partials written by the main kernel and read back, plus the C traffic of those tiles; a
+         * cluster-finished split adds its slices in shared memory at the kernel's end */
+        reduce = pl.cluster ? CLUSTER_FINISH_S
+                            : REDUCE_LAUNCH_S + (2.0 * (double)plan_work_bytes(pl)) / DRAM_BYTES_PER_S;
     }
     const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
     const double ab_bytes = 4.0 * ((double)p->m * p->k + (double)p->k * p->n);

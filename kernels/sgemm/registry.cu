@@ -52,6 +52,14 @@ size_t splitk_tail_work(const shim_sgemm_args *p)
 {
     return plan_work_bytes(plan_tail(p));
 }
+int splitk_cluster_accepts(const shim_sgemm_args *p)
+{
+    return plan_splitk_cluster(p).cluster;
+}
+cudaError_t splitk_cluster_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_splitk_cluster(p));
+}
 cudaError_t streamk_launch(const shim_sgemm_args *p)
 {
     return launch_plan(p, plan_streamk(p));
@@ -92,6 +100,7 @@ enum variant_index {
     V_PIPE_128x64_KG2,
     V_SPLITK,
     V_SPLITK_TAIL,
+    V_SPLITK_CLUSTER,
     V_STREAMK,
     V_TRANSPOSE_FIRST,
     V_COUNT
@@ -172,6 +181,10 @@ const shim_sgemm_variant variants[] = {
      splitk_work, splitk_launch, SHIM_SGEMM_FP32},
     {"splitk_tail", "whole waves data-parallel, the last partial wave's tiles split over K", accepts_any,
      splitk_tail_work, splitk_tail_launch, SHIM_SGEMM_FP32},
+    {"splitk_cluster",
+     "pipelined tiles, K split over the blocks of a thread-block cluster, slices summed in order in the blocks' "
+     "shared memory (compute capability 9.0; K long enough for two slices)",
+     splitk_cluster_accepts, no_work, splitk_cluster_launch, SHIM_SGEMM_FP32},
     {"streamk",
      "pipelined tiles' k tiles shared equally among one wave of blocks (stream-K), shared tiles finished in "
      "the kernel in k order",
@@ -432,8 +445,8 @@ extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 /* the pipelined plan variant i runs for p, for the variants that run one */
 static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl)
 {
-    if (i == V_SPLITK || i == V_SPLITK_TAIL) {
-        *pl = i == V_SPLITK ? plan_splitk(p) : plan_tail(p);
+    if (i == V_SPLITK || i == V_SPLITK_TAIL || i == V_SPLITK_CLUSTER) {
+        *pl = i == V_SPLITK ? plan_splitk(p) : i == V_SPLITK_TAIL ? plan_tail(p) : plan_splitk_cluster(p);
         return true;
     }
     if (i == V_STREAMK) {
@@ -495,8 +508,8 @@ extern "C" int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm
         else if (pl.split_tiles == 0)
             snprintf(how, sizeof how, " (%d tiles of %s%s)", pl.dp_tiles, c.name, kc);
         else
-            snprintf(how, sizeof how, " (tiles of %s: %d whole, %d in %d K slices%s)", c.name, pl.dp_tiles,
-                     pl.split_tiles, pl.splits, kc);
+            snprintf(how, sizeof how, " (tiles of %s: %d whole, %d in %d K slices%s%s)", c.name, pl.dp_tiles,
+                     pl.split_tiles, pl.splits, pl.cluster ? ", finished in clusters" : "", kc);
     }
     if (runs == v)
         return snprintf(buf, len, "%s%s", v->name, how);

@@ -169,6 +169,10 @@ struct plan {
      * sk_blocks equal ranges, one a block, tiles shared by several blocks finished in the kernel by
      * the last to arrive; 0 for the other plans */
     int sk_blocks;
+    /* a pure split-K plan (dp_tiles 0) whose `splits` blocks of a tile form one thread-block cluster
+     * and add their slices in each other's shared memory (split_cluster.cu) instead of through the
+     * workspace and the reduction kernel: no workspace. 0 for the other plans */
+    int cluster;
 };
 
 plan plan_dp(const shim_sgemm_args *p, int cfg);
@@ -177,6 +181,10 @@ plan best_dp(const shim_sgemm_args *p);
 /* the cheapest plan (by the cost model) that splits K for every tile; pure data-parallel when K
  * is too short to split */
 plan plan_splitk(const shim_sgemm_args *p);
+/* the cheapest split-K plan whose slices finish in thread-block clusters (plan.cluster; at most
+ * CLUSTER_MAX_SPLITS slices, configurations built for it, a device that runs clusters); plan_splitk's
+ * plan where there is none */
+plan plan_splitk_cluster(const shim_sgemm_args *p);
 /* the cheapest plan that runs whole waves data-parallel and splits the tiles of the last,
  * partial wave */
 plan plan_tail(const shim_sgemm_args *p);
@@ -196,6 +204,16 @@ bool fp32_direct_plan(const shim_sgemm_args *p, plan *pl);
 bool fp32_variant_plan(const shim_sgemm_variant *v, const shim_sgemm_args *p, plan *pl);
 /* a stream-K plan's launch (streamk.cu): the arrival counters zeroed, then its kernel */
 cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl);
+/* the most blocks a cluster-finished split plan may give a tile (the portable cluster size) */
+constexpr int CLUSTER_MAX_SPLITS = 8;
+/* configuration cfg is built with the cluster-finished split kernel, and the current device runs
+ * thread-block clusters (compute capability 9.0 or later; read once) */
+bool cluster_split_usable(int cfg);
+/* clusters of `splits` blocks of configuration cfg's cluster-finished kernel the device holds at
+ * once (cudaOccupancyMaxActiveClusters; 0 where unusable), for the benchmarks */
+int cluster_split_max_active(int cfg, int splits);
+/* a cluster-finished split plan's launch (split_cluster.cu) */
+cudaError_t launch_split_cluster(const shim_sgemm_args *p, const plan &pl);
 /* the reduction pass of a split plan, launched as a dependent of the main kernel where the device
  * allows it; ws is the 16-byte aligned workspace */
 cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const float *ws);

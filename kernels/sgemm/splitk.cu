@@ -102,7 +102,7 @@ size_t plan_work_bytes(const plan &pl)
     if (pl.sk_blocks > 0) /* two partial tiles a block, then a counter a tile */
         return 2 * (size_t)pl.sk_blocks * (size_t)c.bm * (size_t)c.bn * sizeof(float) +
                (size_t)pl.tiles_m * (size_t)pl.tiles_n * sizeof(int) + 16;
-    if (pl.split_tiles == 0)
+    if (pl.split_tiles == 0 || pl.cluster) /* a cluster-finished split keeps its partials in shared memory */
         return 0;
     return (size_t)pl.split_tiles * (size_t)pl.splits * (size_t)c.bm * (size_t)c.bn * sizeof(float) + 16;
 }

@@ -1,0 +1,200 @@
+/* Split-K finished inside a thread-block cluster (compute capability 9.0 and later).
+ *
+ * The `splits` blocks that share a tile are launched as one cluster, slice s as the cluster's block
+ * s. Each computes its K slice through the same pipeline as pipelined.cu and leaves the unscaled sums
+ * in its own shared memory (the stages' memory, free once the k loop is over). After a cluster
+ * barrier, block r takes the r-th share of the tile's outputs, reads every slice's sums of that share
+ * from the blocks' shared memory directly, adds them in the order the reduction kernel of splitk.cu
+ * uses (so the two finishes give the same bits), applies alpha and beta and stores C. A second
+ * barrier keeps every block's shared memory alive until the others have read it.
+ * Against the reduction kernel: no workspace traffic (the partial tiles never leave the SMs), no
+ * second launch, and the finish spread over all of a tile's blocks. */
+#include <cooperative_groups.h>
+
+#include "pipelined_tile.cuh"
+
+namespace sgemm {
+namespace {
+
+namespace cg = cooperative_groups;
+
+__device__ __forceinline__ float4 add4(float4 a, float4 b)
+{
+    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+
+/* the slices v[0..splits) added as split_reduce_kernel adds them with G groups: group g sums slices
+ * g, g + G, ... from zero, and the group sums are added in group order */
+template <int G> __device__ __forceinline__ float4 slices_in_order(const float4 (&v)[CLUSTER_MAX_SPLITS], int splits)
+{
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+        float4 gs = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+        for (int s = g; s < CLUSTER_MAX_SPLITS; s += G)
+            if (s < splits)
+                gs = add4(gs, v[s]);
+        sum = g == 0 ? gs : add4(sum, gs);
+    }
+    return sum;
+}
+
+template <class CFG, int MODE_A, int MODE_B>
+__global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
+    split_cluster_kernel(const problem p, const sched sc, float *__restrict__)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int BM = CFG::BM, BN = CFG::BN, TM = CFG::TM, TN = CFG::TN, TILE4 = BM * BN / 4;
+    using place = block_place<CFG, MODE_A, MODE_B>;
+    extern __shared__ float4 smem_raw[];
+    wait_for_primary(); /* launched as a dependent (transpose_first's copy): its writes are visible */
+    const cg::cluster_group cluster = cg::this_cluster();
+    const int splits = sc.splits, slice = (int)cluster.block_rank();
+    const int t = (int)blockIdx.x / splits;
+    const int kbegin = slice * sc.kslice, kend = min(p.k, kbegin + sc.kslice);
+    int tm, tn;
+    tile_coords<RASTER_GROUP>(t, sc.tiles_m, sc.tiles_n, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const place bp(reinterpret_cast<float *>(smem_raw));
+    float acc[TM][TN];
+    tile_product<CFG, MODE_A, MODE_B>(p, bp, m0, n0, kbegin, kend, acc);
+
+    __syncthreads(); /* every thread's last reads of the stages are done */
+    store_partial<CFG>(reinterpret_cast<float *>(smem_raw), bp.a_frag, bp.b_frag, acc);
+    cluster.sync(); /* every slice's sums are in its block's shared memory, visible to the cluster */
+
+    const float4 *src[CLUSTER_MAX_SPLITS];
+#pragma unroll
+    for (int s = 0; s < CLUSTER_MAX_SPLITS; ++s)
+        src[s] = cluster.map_shared_rank(smem_raw, s < splits ? s : 0);
+    const int share = (TILE4 + splits - 1) / splits;
+    const int end = min(TILE4, (slice + 1) * share);
+    const int groups = splits >= 8 ? 8 : splits >= 4 ? 4 : 2; /* as launch_split_reduce chooses them */
+    for (int e4 = slice * share + (int)threadIdx.x; e4 < end; e4 += CFG::THREADS) {
+        float4 v[CLUSTER_MAX_SPLITS];
+#pragma unroll
+        for (int s = 0; s < CLUSTER_MAX_SPLITS; ++s)
+            v[s] = s < splits ? src[s][e4] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 sum = groups == 8   ? slices_in_order<8>(v, splits)
+                           : groups == 4 ? slices_in_order<4>(v, splits)
+                                         : slices_in_order<2>(v, splits);
+        const int e = 4 * e4, i = m0 + e % BM, j = n0 + e / BM;
+        if (j < p.n)
+            store_c4(p, i, j, sum.x, sum.y, sum.z, sum.w);
+    }
+    cluster.sync(); /* no block leaves while another may still read its shared memory */
+#else
+    __trap(); /* never launched: cluster_split_usable() */
+#endif
+}
+
+/* built for the configurations that plan splits, one k group, tiles of at most 128x128 (a partial
+ * tile of 64 KB in shared memory) */
+template <class CFG, int MA, int MB> struct cluster_entry {
+    static constexpr bool built = CFG::SPLIT && CFG::KG == 1 && CFG::BM * CFG::BN <= 128 * 128;
+    static constexpr size_t smem_floor() { return sizeof(float) * CFG::BM * CFG::BN; }
+    static constexpr void (*kernel())(const problem, const sched, float *)
+    {
+        return split_cluster_kernel<CFG, MA, MB>;
+    }
+};
+
+constexpr auto launchers = launchers_of<cluster_entry>();
+
+template <size_t I> constexpr bool built_at()
+{
+    return cluster_entry<std::tuple_element_t<I, configs_in_order>, LOAD_R16, LOAD_R16>::built;
+}
+template <size_t... I> constexpr std::array<bool, TILE_CONFIGS> built_table(std::index_sequence<I...>)
+{
+    return {built_at<I>()...};
+}
+constexpr std::array<bool, TILE_CONFIGS> cluster_built = built_table(std::make_index_sequence<TILE_CONFIGS>{});
+
+/* the device runs clusters, and this build's kernels for it have a body (machine code for compute
+ * capability 9.0 or later, or PTX of it) */
+bool device_runs_clusters()
+{
+    static const bool usable = [] {
+        int device = 0, major = 0;
+        cudaFuncAttributes fa{};
+        const bool ok = cudaGetDevice(&device) == cudaSuccess &&
+                        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+                        major >= 9 &&
+                        cudaFuncGetAttributes(&fa, split_cluster_kernel<cfg_128x64, LOAD_R16, LOAD_K4>) == cudaSuccess &&
+                        fa.ptxVersion >= 90;
+        if (!ok)
+            (void)cudaGetLastError(); /* ours: do not leave it for the caller's next check */
+        return ok;
+    }();
+    return usable;
+}
+
+/* how many clusters of `splits` blocks of the kernel (cfg, ma, mb) the device holds at once */
+template <class CFG> int max_clusters_of(int splits)
+{
+    constexpr int MA = LOAD_R16, MB = LOAD_K4; /* the NN form's modes stand for the others */
+    void (*kernel)(const problem, const sched, float *) = split_cluster_kernel<CFG, MA, MB>;
+    const size_t smem = std::max(smem_bytes<CFG, MA, MB>(), cluster_entry<CFG, MA, MB>::smem_floor());
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess ||
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = (unsigned)splits;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3((unsigned)(splits * 1024));
+    lc.blockDim = dim3(CFG::THREADS);
+    lc.dynamicSmemBytes = smem;
+    lc.attrs = &attr;
+    lc.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &lc) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+} // namespace
+
+int cluster_split_max_active(int cfg, int splits)
+{
+    if (!cluster_split_usable(cfg) || splits < 1 || splits > CLUSTER_MAX_SPLITS)
+        return 0;
+    switch (cfg) {
+    case TILE_128x128: return max_clusters_of<cfg_128x128>(splits);
+    case TILE_128x64: return max_clusters_of<cfg_128x64>(splits);
+    case TILE_64x64: return max_clusters_of<cfg_64x64>(splits);
+    case TILE_128x128_K8: return max_clusters_of<cfg_128x128_k8>(splits);
+    case TILE_64x128: return max_clusters_of<cfg_64x128>(splits);
+    case TILE_128x128_W4: return max_clusters_of<cfg_128x128_w4>(splits);
+    default: return 0;
+    }
+}
+
+bool cluster_split_usable(int cfg)
+{
+    return cfg >= 0 && cfg < TILE_CONFIGS && cluster_built[cfg] && device_runs_clusters();
+}
+
+cudaError_t launch_split_cluster(const shim_sgemm_args *p, const plan &pl)
+{
+    if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS || !cluster_built[pl.cfg] || pl.dp_tiles != 0 || pl.sk_blocks != 0 ||
+        pl.split_tiles < 1 || pl.splits < 2 || pl.splits > CLUSTER_MAX_SPLITS)
+        return cudaErrorInvalidConfiguration;
+    const int64_t blocks = (int64_t)pl.split_tiles * pl.splits;
+    if (blocks > INT32_MAX)
+        return cudaErrorInvalidConfiguration;
+    const problem q = make_problem(p);
+    const sched sc = {pl.tiles_m, pl.tiles_n, 0, pl.splits, pl.kslice, 0, 0};
+    int ma, mb;
+    load_modes(p, q, config(pl.cfg), ma, mb);
+    return launchers[pl.cfg](ma, mb, q, sc, nullptr, launch_at{(int)blocks, p->stream, p->dependent != 0, pl.splits});
+}
+
+} // namespace sgemm
