@@ -75,6 +75,20 @@ int main(int argc, char **argv)
         return 1;
     }
     const double max_ms = argc > 2 ? atof(argv[2]) : 1.5;
+    /* PLAN_REGRET_CLUSTERS=h200: plan cluster-finished splits with the H200's cluster capacities (as
+     * sgemm_plan_space printed them, 2026-11-27), for spaces measured there */
+    if (const char *cl = getenv("PLAN_REGRET_CLUSTERS"); cl && strcmp(cl, "h200") == 0) {
+        static const int cap128x128[] = {0, 132, 132, 79, 62, 47, 39, 32, 30};
+        static const int cap128x64[] = {0, 198, 198, 124, 92, 69, 62, 47, 45};
+        static const int cap64x64[] = {0, 396, 396, 248, 186, 146, 124, 101, 92};
+        for (int s = 2; s <= CLUSTER_MAX_SPLITS; ++s) {
+            for (int cfg : {TILE_128x128, TILE_128x128_K8, TILE_128x128_W4})
+                assume_cluster_capacity(cfg, s, cap128x128[s]);
+            for (int cfg : {TILE_128x64, TILE_64x128})
+                assume_cluster_capacity(cfg, s, cap128x64[s]);
+            assume_cluster_capacity(TILE_64x64, s, cap64x64[s]);
+        }
+    }
     std::map<std::string, shape_data> shapes;
     std::vector<std::string> order;
     char line[1024];

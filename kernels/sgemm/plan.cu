@@ -22,9 +22,12 @@ constexpr double BLOCK_OVERHEAD_S = 3.0e-6;
  * with the reduction as a dependent launch, the selector's choices against every plan by name on
  * 6880 shapes (bench/sgemm_plans, H200, 2026-11-24) fit 3-5 us best (docs/notes/sgemm.md) */
 constexpr double REDUCE_LAUNCH_S = 5.0e-6;
-/* a cluster-finished split's end (split_cluster.cu): its partial tile to shared memory, two cluster
- * barriers, and a share of the tile read from the cluster's blocks; a first guess, before measuring */
-constexpr double CLUSTER_FINISH_S = 1.5e-6;
+/* A cluster-finished split (split_cluster.cu) against the same split finished by the reduction
+ * kernel: measured (H200, 2026-11-27, bench/sgemm_plan_space, 1571 pairs that cluster_placement_ok
+ * admits, docs/notes/sgemm.md) 0.3 us + 0.353 us a MB of partial tiles faster, where the model
+ * charged the reduction 5 us + 0.5 us a MB: priced as what is left of that */
+constexpr double CLUSTER_FINISH_S = 4.7e-6;
+constexpr double CLUSTER_BYTES_PER_S = 6.8e12;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 /* Stream-K (plan.sk_blocks). Measured (bench/sgemm_plans, H100, 2026-11-25, docs/notes/sgemm.md):
  * the blocks an SM holds run at different rates for the whole launch (docs/notes/sgemm.md, "a
@@ -195,6 +198,26 @@ plan split_plan(const shim_sgemm_args *p, int cfg, int dp_tiles, int splits)
     return pl;
 }
 
+/* Where a cluster-finished split runs as fast as the blocks' waves say. The device places a cluster's
+ * blocks together, several to an SM where they fit, so a launch that leaves SMs fewer blocks than
+ * they hold (one 128x128 block an SM where two fit) ran up to 1.9x slower in clusters: the blocks
+ * packed onto part of the SMs (H200, 2026-11-27: 128 blocks of 128x128 in clusters of four, 1.8-1.9x;
+ * 18 clusters of six, 1.6-1.7x). Admitted: as many waves of clusters as of blocks (the device's
+ * cluster capacity, below its block slots: 92 clusters of four 128x64 blocks, 368 of 396 slots), and
+ * a last wave that already gives every SM as many blocks as it holds; there the cluster finish ran
+ * 0.950 of the reduction's time (geometric mean of 1571 pairs, the slowest 1.06) */
+bool cluster_placement_ok(const plan &pl)
+{
+    const tile_config &c = config(pl.cfg);
+    const int sms = sm_count();
+    const int64_t slots = (int64_t)c.blocks_per_sm * sms, blocks = (int64_t)pl.split_tiles * pl.splits;
+    const int64_t cap = (int64_t)cluster_split_max_active(pl.cfg, pl.splits) * pl.splits;
+    if (cap < 1 || blocks < 1)
+        return false;
+    const int64_t waves = ceil_div(blocks, slots), last = blocks - (waves - 1) * slots;
+    return ceil_div(blocks, cap) == waves && ceil_div(last, sms) == c.blocks_per_sm;
+}
+
 bool plan_usable(const plan &pl)
 {
     const int64_t blocks = pl.sk_blocks > 0 ? pl.sk_blocks : (int64_t)pl.dp_tiles + (int64_t)pl.split_tiles * pl.splits;
@@ -219,7 +242,7 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
                 break;
             plan pl = split_plan(p, cfg, dp, s);
             pl.cluster = cluster;
-            if (pl.splits < 2 || pl.split_tiles == 0 || !plan_usable(pl))
+            if (pl.splits < 2 || pl.split_tiles == 0 || !plan_usable(pl) || (cluster && !cluster_placement_ok(pl)))
                 continue;
             const double cost = plan_cost(p, pl);
             if (cost < best_cost) {
@@ -442,7 +465,8 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
         compute += waves_seconds(p, c, (int64_t)pl.split_tiles * pl.splits, tile_flops * pl.kslice, sms);
         /* partials written by the main kernel and read back, plus the C traffic of those tiles; a
          * cluster-finished split adds its slices in shared memory at the kernel's end */
-        reduce = pl.cluster ? CLUSTER_FINISH_S
+        const double partial_bytes = 4.0 * c.bm * c.bn * (double)pl.split_tiles * pl.splits;
+        reduce = pl.cluster ? CLUSTER_FINISH_S + partial_bytes / CLUSTER_BYTES_PER_S
                             : REDUCE_LAUNCH_S + (2.0 * (double)plan_work_bytes(pl)) / DRAM_BYTES_PER_S;
     }
     const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);

@@ -210,8 +210,11 @@ constexpr int CLUSTER_MAX_SPLITS = 8;
  * thread-block clusters (compute capability 9.0 or later; read once) */
 bool cluster_split_usable(int cfg);
 /* clusters of `splits` blocks of configuration cfg's cluster-finished kernel the device holds at
- * once (cudaOccupancyMaxActiveClusters; 0 where unusable), for the benchmarks */
+ * once (cudaOccupancyMaxActiveClusters, asked once; 0 where unusable) */
 int cluster_split_max_active(int cfg, int splits);
+/* plan as if the device held `clusters` such clusters (and ran clusters at all): for scoring the
+ * planner against a measured plan space on a machine without that GPU (bench/plan_regret) */
+void assume_cluster_capacity(int cfg, int splits, int clusters);
 /* a cluster-finished split plan's launch (split_cluster.cu) */
 cudaError_t launch_split_cluster(const shim_sgemm_args *p, const plan &pl);
 /* the reduction pass of a split plan, launched as a dependent of the main kernel where the device

@@ -160,12 +160,21 @@ template <class CFG> int max_clusters_of(int splits)
     return n;
 }
 
-} // namespace
+/* clusters a configuration's kernel holds at once, by cluster size: asked of the device once (-1:
+ * not yet), or assumed (assume_cluster_capacity) */
+std::atomic<int> capacity[TILE_CONFIGS][CLUSTER_MAX_SPLITS + 1];
+std::atomic<bool> capacity_assumed{false};
+struct capacity_init {
+    capacity_init()
+    {
+        for (auto &row : capacity)
+            for (auto &c : row)
+                c.store(-1, std::memory_order_relaxed);
+    }
+} init_capacity;
 
-int cluster_split_max_active(int cfg, int splits)
+int device_capacity(int cfg, int splits)
 {
-    if (!cluster_split_usable(cfg) || splits < 1 || splits > CLUSTER_MAX_SPLITS)
-        return 0;
     switch (cfg) {
     case TILE_128x128: return max_clusters_of<cfg_128x128>(splits);
     case TILE_128x64: return max_clusters_of<cfg_128x64>(splits);
@@ -177,9 +186,32 @@ int cluster_split_max_active(int cfg, int splits)
     }
 }
 
+} // namespace
+
+int cluster_split_max_active(int cfg, int splits)
+{
+    if (!cluster_split_usable(cfg) || splits < 1 || splits > CLUSTER_MAX_SPLITS)
+        return 0;
+    int n = capacity[cfg][splits].load(std::memory_order_relaxed);
+    if (n < 0) {
+        n = capacity_assumed.load(std::memory_order_relaxed) ? 0 : device_capacity(cfg, splits);
+        capacity[cfg][splits].store(n, std::memory_order_relaxed);
+    }
+    return n;
+}
+
+void assume_cluster_capacity(int cfg, int splits, int clusters)
+{
+    if (cfg < 0 || cfg >= TILE_CONFIGS || splits < 1 || splits > CLUSTER_MAX_SPLITS)
+        return;
+    capacity_assumed.store(true, std::memory_order_relaxed);
+    capacity[cfg][splits].store(std::max(clusters, 0), std::memory_order_relaxed);
+}
+
 bool cluster_split_usable(int cfg)
 {
-    return cfg >= 0 && cfg < TILE_CONFIGS && cluster_built[cfg] && device_runs_clusters();
+    return cfg >= 0 && cfg < TILE_CONFIGS && cluster_built[cfg] &&
+           (capacity_assumed.load(std::memory_order_relaxed) || device_runs_clusters());
 }
 
 cudaError_t launch_split_cluster(const shim_sgemm_args *p, const plan &pl)
