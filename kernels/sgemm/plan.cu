@@ -24,10 +24,10 @@ constexpr double BLOCK_OVERHEAD_S = 3.0e-6;
 constexpr double REDUCE_LAUNCH_S = 5.0e-6;
 /* A cluster-finished split (split_cluster.cu) against the same split finished by the reduction
  * kernel: measured (H200, 2026-11-27, bench/sgemm_plan_space, 1571 pairs that cluster_placement_ok
- * admits, docs/notes/sgemm.md) 0.3 us + 0.353 us a MB of partial tiles faster, where the model
- * charged the reduction 5 us + 0.5 us a MB: priced as what is left of that */
-constexpr double CLUSTER_FINISH_S = 4.7e-6;
-constexpr double CLUSTER_BYTES_PER_S = 6.8e12;
+ * admits, docs/notes/sgemm.md) 0.3 us + 0.353 us a MB of partial tiles faster: priced as the
+ * reduction's price less that */
+constexpr double CLUSTER_SAVED_S = 0.3e-6;
+constexpr double CLUSTER_SAVED_BYTES_PER_S = 2.83e12;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 /* Stream-K (plan.sk_blocks). Measured (bench/sgemm_plans, H100, 2026-11-25, docs/notes/sgemm.md):
  * the blocks an SM holds run at different rates for the whole launch (docs/notes/sgemm.md, "a
@@ -466,8 +466,9 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
         /* partials written by the main kernel and read back, plus the C traffic of those tiles; a
          * cluster-finished split adds its slices in shared memory at the kernel's end */
         const double partial_bytes = 4.0 * c.bm * c.bn * (double)pl.split_tiles * pl.splits;
-        reduce = pl.cluster ? CLUSTER_FINISH_S + partial_bytes / CLUSTER_BYTES_PER_S
-                            : REDUCE_LAUNCH_S + (2.0 * (double)plan_work_bytes(pl)) / DRAM_BYTES_PER_S;
+        reduce = REDUCE_LAUNCH_S + 2.0 * partial_bytes / DRAM_BYTES_PER_S;
+        if (pl.cluster)
+            reduce -= CLUSTER_SAVED_S + partial_bytes / CLUSTER_SAVED_BYTES_PER_S;
     }
     const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
     const double ab_bytes = 4.0 * ((double)p->m * p->k + (double)p->k * p->n);
