@@ -325,6 +325,9 @@ inline cudaError_t smem_attribute_once(Kernel *kernel, int bytes, std::atomic<un
                                    (int)cudaSharedmemCarveoutMaxShared);
     if (err == cudaSuccess)
         configured.fetch_or(bit, std::memory_order_release);
+    else
+        (void)cudaGetLastError(); /* returned to the caller: not left for the next launch's check (an
+                                     out-of-memory loading the kernel would fail the next call too) */
     return err;
 }
 

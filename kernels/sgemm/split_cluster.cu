@@ -112,8 +112,35 @@ template <size_t... I> constexpr std::array<bool, TILE_CONFIGS> built_table(std:
 }
 constexpr std::array<bool, TILE_CONFIGS> cluster_built = built_table(std::make_index_sequence<TILE_CONFIGS>{});
 
-/* the device runs clusters, and this build's kernels for it have a body (machine code for compute
- * capability 9.0 or later, or PTX of it) */
+/* Each cluster kernel of the build loaded on the current device, with its shared memory limit
+ * raised. Under lazy module loading (the CUDA default) a kernel is loaded at its first launch, which
+ * fails where the program holds all of the device's memory (H200, 2026-11-27: check_workspace_oom,
+ * where a product that finds no memory for a workspace took a cluster-finished split, which needs
+ * none, and its first launch failed with "out of memory"). Loaded together when clusters are first
+ * considered, a failure there keeps clusters out of every plan rather than failing a call. */
+template <class CFG, int MA, int MB> bool load_one()
+{
+    if constexpr (!fits<CFG, MA, MB>() || !cluster_entry<CFG, MA, MB>::built) {
+        return true;
+    } else {
+        const size_t smem = std::max(smem_bytes<CFG, MA, MB>(), cluster_entry<CFG, MA, MB>::smem_floor());
+        return cudaFuncSetAttribute(split_cluster_kernel<CFG, MA, MB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)smem) == cudaSuccess;
+    }
+}
+template <class CFG, int... I> bool load_config(std::integer_sequence<int, I...>)
+{
+    return (load_one<CFG, I / LOAD_MODES, I % LOAD_MODES>() && ...);
+}
+template <size_t... C> bool load_all(std::index_sequence<C...>)
+{
+    return (load_config<std::tuple_element_t<C, configs_in_order>>(
+                std::make_integer_sequence<int, LOAD_MODES * LOAD_MODES>{}) &&
+            ...);
+}
+
+/* the device runs clusters, this build's kernels for it have a body (machine code for compute
+ * capability 9.0 or later, or PTX of it), and they are loaded */
 bool device_runs_clusters()
 {
     static const bool usable = [] {
@@ -123,7 +150,7 @@ bool device_runs_clusters()
                         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
                         major >= 9 &&
                         cudaFuncGetAttributes(&fa, split_cluster_kernel<cfg_128x64, LOAD_R16, LOAD_K4>) == cudaSuccess &&
-                        fa.ptxVersion >= 90;
+                        fa.ptxVersion >= 90 && load_all(std::make_index_sequence<TILE_CONFIGS>{});
         if (!ok)
             (void)cudaGetLastError(); /* ours: do not leave it for the caller's next check */
         return ok;
