@@ -191,6 +191,7 @@ template <class CFG> int max_clusters_of(int splits)
  * not yet), or assumed (assume_cluster_capacity) */
 std::atomic<int> capacity[TILE_CONFIGS][CLUSTER_MAX_SPLITS + 1];
 std::atomic<bool> capacity_assumed{false};
+std::atomic<bool> clusters_refused{false}; /* a cluster launch failed: no more cluster plans */
 struct capacity_init {
     capacity_init()
     {
@@ -237,7 +238,7 @@ void assume_cluster_capacity(int cfg, int splits, int clusters)
 
 bool cluster_split_usable(int cfg)
 {
-    return cfg >= 0 && cfg < TILE_CONFIGS && cluster_built[cfg] &&
+    return cfg >= 0 && cfg < TILE_CONFIGS && cluster_built[cfg] && !clusters_refused.load(std::memory_order_relaxed) &&
            (capacity_assumed.load(std::memory_order_relaxed) || device_runs_clusters());
 }
 
@@ -253,7 +254,18 @@ cudaError_t launch_split_cluster(const shim_sgemm_args *p, const plan &pl)
     const sched sc = {pl.tiles_m, pl.tiles_n, 0, pl.splits, pl.kslice, 0, 0};
     int ma, mb;
     load_modes(p, q, config(pl.cfg), ma, mb);
-    return launchers[pl.cfg](ma, mb, q, sc, nullptr, launch_at{(int)blocks, p->stream, p->dependent != 0, pl.splits});
+    const cudaError_t err =
+        launchers[pl.cfg](ma, mb, q, sc, nullptr, launch_at{(int)blocks, p->stream, p->dependent != 0, pl.splits});
+    if (err == cudaSuccess)
+        return err;
+    /* Refused before anything ran (the launch's error is synchronous): the kernel could not be
+     * loaded, as under lazy module loading where the program holds all of the device's memory (H200,
+     * 2026-11-27: check_workspace_oom failed twice so, the second time with the memory free again), or
+     * the device refuses the cluster. Clusters leave every later plan, and this one's tiles run
+     * data-parallel, which needs no workspace either. */
+    (void)cudaGetLastError();
+    clusters_refused.store(true, std::memory_order_relaxed);
+    return launch_plan(p, plan_dp(p, pl.cfg));
 }
 
 } // namespace sgemm
