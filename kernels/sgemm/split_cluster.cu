@@ -112,31 +112,50 @@ template <size_t... I> constexpr std::array<bool, TILE_CONFIGS> built_table(std:
 }
 constexpr std::array<bool, TILE_CONFIGS> cluster_built = built_table(std::make_index_sequence<TILE_CONFIGS>{});
 
-/* Each cluster kernel of the build loaded on the current device, with its shared memory limit
- * raised. Under lazy module loading (the CUDA default) a kernel is loaded at its first launch, which
- * fails where the program holds all of the device's memory (H200, 2026-11-27: check_workspace_oom,
- * where a product that finds no memory for a workspace took a cluster-finished split, which needs
- * none, and its first launch failed with "out of memory"). Loaded together when clusters are first
- * considered, a failure there keeps clusters out of every plan rather than failing a call. */
-template <class CFG, int MA, int MB> bool load_one()
+/* Each cluster kernel of the build loaded on the current device by running it once on an empty
+ * problem (one cluster of two blocks that compute nothing and store nothing), on a stream of its
+ * own. Under lazy module loading (the CUDA default) a kernel is loaded at its first launch, and a
+ * first launch where the program holds all of the device's memory fails, and kept failing after the
+ * memory was freed (H200, 2026-11-27: check_workspace_oom, whose product finds no memory for a
+ * workspace and took a cluster-finished split, which needs none). Loaded together when clusters are
+ * first considered, a failure there keeps clusters out of every plan rather than failing calls. */
+template <class CFG, int MA, int MB> cudaError_t load_one(cudaStream_t stream)
 {
     if constexpr (!fits<CFG, MA, MB>() || !cluster_entry<CFG, MA, MB>::built) {
-        return true;
+        return cudaSuccess;
     } else {
         const size_t smem = std::max(smem_bytes<CFG, MA, MB>(), cluster_entry<CFG, MA, MB>::smem_floor());
-        return cudaFuncSetAttribute(split_cluster_kernel<CFG, MA, MB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)smem) == cudaSuccess;
+        cudaError_t err = cudaFuncSetAttribute(split_cluster_kernel<CFG, MA, MB>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (err != cudaSuccess)
+            return err;
+        problem q = {};
+        q.alpha = 1.0f;
+        q.a.ld = q.b.ld = q.ldc = 1;
+        const sched sc = {1, 1, 0, 2, CFG::BK, 0, 0};
+        return launch_clustered(split_cluster_kernel<CFG, MA, MB>, launch_at{2, stream, false, 2}, CFG::THREADS, smem,
+                                q, sc, static_cast<float *>(nullptr));
     }
 }
-template <class CFG, int... I> bool load_config(std::integer_sequence<int, I...>)
+template <class CFG, int... I> cudaError_t load_config(cudaStream_t stream, std::integer_sequence<int, I...>)
 {
-    return (load_one<CFG, I / LOAD_MODES, I % LOAD_MODES>() && ...);
+    cudaError_t err = cudaSuccess;
+    ((err = err == cudaSuccess ? load_one<CFG, I / LOAD_MODES, I % LOAD_MODES>(stream) : err), ...);
+    return err;
 }
 template <size_t... C> bool load_all(std::index_sequence<C...>)
 {
-    return (load_config<std::tuple_element_t<C, configs_in_order>>(
-                std::make_integer_sequence<int, LOAD_MODES * LOAD_MODES>{}) &&
-            ...);
+    cudaStream_t stream;
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+        return false;
+    cudaError_t err = cudaSuccess;
+    ((err = err == cudaSuccess ? load_config<std::tuple_element_t<C, configs_in_order>>(
+                                     stream, std::make_integer_sequence<int, LOAD_MODES * LOAD_MODES>{})
+                               : err),
+     ...);
+    const cudaError_t done = cudaStreamSynchronize(stream);
+    (void)cudaStreamDestroy(stream);
+    return err == cudaSuccess && done == cudaSuccess;
 }
 
 /* the device runs clusters, this build's kernels for it have a body (machine code for compute
