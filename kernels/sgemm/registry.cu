@@ -88,6 +88,7 @@ enum variant_index {
     V_WARPTILE,
     V_WARPTILE_128x64,
     V_WARPTILE_128x64x16,
+    V_SPLITK_CLUSTER,
     V_PIPE_128x256_K8,
     V_PIPE_256x128_K8,
     V_PIPE_128x128,
@@ -100,7 +101,6 @@ enum variant_index {
     V_PIPE_128x64_KG2,
     V_SPLITK,
     V_SPLITK_TAIL,
-    V_SPLITK_CLUSTER,
     V_STREAMK,
     V_TRANSPOSE_FIRST,
     V_COUNT
@@ -154,6 +154,10 @@ const shim_sgemm_variant variants[] = {
     {"warptile_128x64x16",
      "warptile_128x64 with k tiles of 16: half the barriers, twice the registers in flight", accepts_any,
      no_work, warptile_128x64x16_launch, SHIM_SGEMM_FP32},
+    {"splitk_cluster",
+     "pipelined tiles, K split over the blocks of a thread-block cluster, slices summed in order in the blocks' "
+     "shared memory (compute capability 9.0; K long enough for two slices); by name only, not planned",
+     splitk_cluster_accepts, no_work, splitk_cluster_launch, SHIM_SGEMM_FP32},
     {"pipelined_128x256x8", "pipelined_128x256 with k tiles of 8: half the unrolled loop; planned with a K-contiguous A only, or none",
      accepts_any, no_work, pipelined_launch<TILE_128x256_K8>, SHIM_SGEMM_FP32},
     {"pipelined_256x128x8",
@@ -181,10 +185,6 @@ const shim_sgemm_variant variants[] = {
      splitk_work, splitk_launch, SHIM_SGEMM_FP32},
     {"splitk_tail", "whole waves data-parallel, the last partial wave's tiles split over K", accepts_any,
      splitk_tail_work, splitk_tail_launch, SHIM_SGEMM_FP32},
-    {"splitk_cluster",
-     "pipelined tiles, K split over the blocks of a thread-block cluster, slices summed in order in the blocks' "
-     "shared memory (compute capability 9.0; K long enough for two slices)",
-     splitk_cluster_accepts, no_work, splitk_cluster_launch, SHIM_SGEMM_FP32},
     {"streamk",
      "pipelined tiles' k tiles shared equally among one wave of blocks (stream-K), shared tiles finished in "
      "the kernel in k order",
@@ -340,12 +340,6 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
             best_cost = plan_cost(p, split) / SPLIT_MARGIN;
             best = V_SPLITK;
             best_cfg = split.cfg;
-        }
-        const plan csplit = plan_splitk_cluster(p);
-        if (csplit.cluster && plan_cost(p, csplit) < SPLIT_MARGIN * best_cost) {
-            best_cost = plan_cost(p, csplit) / SPLIT_MARGIN;
-            best = V_SPLITK_CLUSTER;
-            best_cfg = csplit.cfg;
         }
         const plan tail = plan_tail(p);
         if (tail.split_tiles > 0 && tail.dp_tiles > 0 && plan_cost(p, tail) < SPLIT_MARGIN * best_cost) {

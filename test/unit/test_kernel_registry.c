@@ -143,8 +143,7 @@ int main(void)
     sgemm_choice_at(1400, 1400, 1400, 0, 1, 1, 0, 0, "!128x128");
     sgemm_choice_at(1400, 1400, 1400, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
     /* (C 4 bytes off at K > 3072, where C is not staged: at K = 1400 c16 no longer holds; a split of
-     * those tiles may run, whose C is stored as the reduction stores it: on an H200 their slices
-     * finished in clusters) */
+     * those tiles may run, whose C is stored as the reduction stores it) */
     sgemm_choice_at(1400, 1400, 4000, 0, 1, 0, 0, 1, "!121 tiles of 128x128");
     sgemm_choice_at(1400, 1400, 4000, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
     sgemm_choice_at(1400, 1400, 1400, 1, 1, 1, 0, 0, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
