@@ -76,7 +76,8 @@ int main(int argc, char **argv)
     }
     const double max_ms = argc > 2 ? atof(argv[2]) : 1.5;
     /* PLAN_REGRET_CLUSTERS=h200: plan cluster-finished splits with the H200's cluster capacities (as
-     * sgemm_plan_space printed them, 2026-11-27), for spaces measured there */
+     * sgemm_plan_space printed them, 2026-11-27), for spaces measured there; it moves picks only in a
+     * build whose selector plans them (a948775-f0d7e66; main's does not, docs/notes/sgemm.md) */
     if (const char *cl = getenv("PLAN_REGRET_CLUSTERS"); cl && strcmp(cl, "h200") == 0) {
         static const int cap128x128[] = {0, 132, 132, 79, 62, 47, 39, 32, 30};
         static const int cap128x64[] = {0, 198, 198, 124, 92, 69, 62, 47, 45};

@@ -719,6 +719,11 @@ template <class E, class = void> struct smem_floor_of {
 template <class E> struct smem_floor_of<E, std::void_t<decltype(E::smem_floor())>> {
     static constexpr size_t value = E::smem_floor();
 };
+/* the dynamic shared memory a block of ENTRY's kernel for (CFG, MA, MB) is launched with */
+template <class CFG, int MA, int MB, template <class, int, int> class ENTRY> constexpr size_t launch_smem()
+{
+    return std::max(smem_bytes<CFG, MA, MB>(), smem_floor_of<ENTRY<CFG, MA, MB>>::value);
+}
 
 /* A kernel family for the launch tables: ENTRY<CFG, MA, MB>::kernel is its instantiation and
  * ENTRY<CFG, MA, MB>::built whether it exists for CFG. Launches it with the configuration's shared
@@ -732,7 +737,7 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
     } else if constexpr (!ENTRY<CFG, MA, MB>::built) {
         return cudaErrorInvalidConfiguration;
     } else {
-        constexpr size_t smem = std::max(smem_bytes<CFG, MA, MB>(), smem_floor_of<ENTRY<CFG, MA, MB>>::value);
+        constexpr size_t smem = launch_smem<CFG, MA, MB, ENTRY>();
         void (*kernel)(const problem, const sched, float *) = ENTRY<CFG, MA, MB>::kernel();
         static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
         const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);

@@ -397,26 +397,28 @@ plan plan_streamk(const shim_sgemm_args *p)
 /* select, work_bytes and launch each ask for the same plans in a row, and the selector weighs up to
  * four transpose forms of one shape (transpose_first's copied forms): each thread remembers the last
  * few plans (shape_memo) */
-plan plan_splitk(const shim_sgemm_args *p)
+namespace {
+/* every tile split; finished by the reduction kernel, or in clusters (falling back to the former) */
+plan split_every_tile(const shim_sgemm_args *p, bool cluster)
 {
-    static thread_local shape_memo<plan> memo;
-    if (const plan *known = memo.find(p))
+    static thread_local shape_memo<plan> memo[2];
+    if (const plan *known = memo[cluster].find(p))
         return *known;
     bool found;
     plan pl = best_split(
-        p, [](int) { return 0; }, found);
-    return memo.keep(p, found ? pl : best_dp(p));
+        p, [](int) { return 0; }, found, cluster);
+    return memo[cluster].keep(p, found ? pl : cluster ? split_every_tile(p, false) : best_dp(p));
+}
+} // namespace
+
+plan plan_splitk(const shim_sgemm_args *p)
+{
+    return split_every_tile(p, false);
 }
 
 plan plan_splitk_cluster(const shim_sgemm_args *p)
 {
-    static thread_local shape_memo<plan> memo;
-    if (const plan *known = memo.find(p))
-        return *known;
-    bool found;
-    plan pl = best_split(
-        p, [](int) { return 0; }, found, true);
-    return memo.keep(p, found ? pl : plan_splitk(p));
+    return split_every_tile(p, true);
 }
 
 plan plan_tail(const shim_sgemm_args *p)

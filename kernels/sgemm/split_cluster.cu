@@ -112,54 +112,8 @@ template <size_t... I> constexpr std::array<bool, TILE_CONFIGS> built_table(std:
 }
 constexpr std::array<bool, TILE_CONFIGS> cluster_built = built_table(std::make_index_sequence<TILE_CONFIGS>{});
 
-/* Each cluster kernel of the build loaded on the current device by running it once on an empty
- * problem (one cluster of two blocks that compute nothing and store nothing), on a stream of its
- * own. Under lazy module loading (the CUDA default) a kernel is loaded at its first launch, and a
- * first launch where the program holds all of the device's memory fails, and kept failing after the
- * memory was freed (H200, 2026-11-27: check_workspace_oom, whose product finds no memory for a
- * workspace and took a cluster-finished split, which needs none). Loaded together when clusters are
- * first considered, a failure there keeps clusters out of every plan rather than failing calls. */
-template <class CFG, int MA, int MB> cudaError_t load_one(cudaStream_t stream)
-{
-    if constexpr (!fits<CFG, MA, MB>() || !cluster_entry<CFG, MA, MB>::built) {
-        return cudaSuccess;
-    } else {
-        const size_t smem = std::max(smem_bytes<CFG, MA, MB>(), cluster_entry<CFG, MA, MB>::smem_floor());
-        cudaError_t err = cudaFuncSetAttribute(split_cluster_kernel<CFG, MA, MB>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (err != cudaSuccess)
-            return err;
-        problem q = {};
-        q.alpha = 1.0f;
-        q.a.ld = q.b.ld = q.ldc = 1;
-        const sched sc = {1, 1, 0, 2, CFG::BK, 0, 0};
-        return launch_clustered(split_cluster_kernel<CFG, MA, MB>, launch_at{2, stream, false, 2}, CFG::THREADS, smem,
-                                q, sc, static_cast<float *>(nullptr));
-    }
-}
-template <class CFG, int... I> cudaError_t load_config(cudaStream_t stream, std::integer_sequence<int, I...>)
-{
-    cudaError_t err = cudaSuccess;
-    ((err = err == cudaSuccess ? load_one<CFG, I / LOAD_MODES, I % LOAD_MODES>(stream) : err), ...);
-    return err;
-}
-template <size_t... C> bool load_all(std::index_sequence<C...>)
-{
-    cudaStream_t stream;
-    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
-        return false;
-    cudaError_t err = cudaSuccess;
-    ((err = err == cudaSuccess ? load_config<std::tuple_element_t<C, configs_in_order>>(
-                                     stream, std::make_integer_sequence<int, LOAD_MODES * LOAD_MODES>{})
-                               : err),
-     ...);
-    const cudaError_t done = cudaStreamSynchronize(stream);
-    (void)cudaStreamDestroy(stream);
-    return err == cudaSuccess && done == cudaSuccess;
-}
-
-/* the device runs clusters, this build's kernels for it have a body (machine code for compute
- * capability 9.0 or later, or PTX of it), and they are loaded */
+/* the device runs clusters, and this build's kernels for it have a body (machine code for compute
+ * capability 9.0 or later, or PTX of it) */
 bool device_runs_clusters()
 {
     static const bool usable = [] {
@@ -169,7 +123,7 @@ bool device_runs_clusters()
                         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
                         major >= 9 &&
                         cudaFuncGetAttributes(&fa, split_cluster_kernel<cfg_128x64, LOAD_R16, LOAD_K4>) == cudaSuccess &&
-                        fa.ptxVersion >= 90 && load_all(std::make_index_sequence<TILE_CONFIGS>{});
+                        fa.ptxVersion >= 90;
         if (!ok)
             (void)cudaGetLastError(); /* ours: do not leave it for the caller's next check */
         return ok;
@@ -177,34 +131,44 @@ bool device_runs_clusters()
     return usable;
 }
 
-/* how many clusters of `splits` blocks of the kernel (cfg, ma, mb) the device holds at once */
+/* how many clusters of `splits` blocks of CFG's cluster kernel the device holds at once (0 where
+ * the configuration has none) */
 template <class CFG> int max_clusters_of(int splits)
 {
     constexpr int MA = LOAD_R16, MB = LOAD_K4; /* the NN form's modes stand for the others */
-    void (*kernel)(const problem, const sched, float *) = split_cluster_kernel<CFG, MA, MB>;
-    const size_t smem = std::max(smem_bytes<CFG, MA, MB>(), cluster_entry<CFG, MA, MB>::smem_floor());
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess ||
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0) != cudaSuccess) {
-        (void)cudaGetLastError();
+    if constexpr (!cluster_entry<CFG, MA, MB>::built) {
         return 0;
+    } else {
+        void (*kernel)(const problem, const sched, float *) = split_cluster_kernel<CFG, MA, MB>;
+        constexpr size_t smem = launch_smem<CFG, MA, MB, cluster_entry>();
+        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess ||
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        cudaLaunchAttribute attr;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = (unsigned)splits;
+        attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+        cudaLaunchConfig_t lc = {};
+        lc.gridDim = dim3((unsigned)(splits * 1024));
+        lc.blockDim = dim3(CFG::THREADS);
+        lc.dynamicSmemBytes = smem;
+        lc.attrs = &attr;
+        lc.numAttrs = 1;
+        int n = 0;
+        if (cudaOccupancyMaxActiveClusters(&n, kernel, &lc) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        return n;
     }
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = (unsigned)splits;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3((unsigned)(splits * 1024));
-    lc.blockDim = dim3(CFG::THREADS);
-    lc.dynamicSmemBytes = smem;
-    lc.attrs = &attr;
-    lc.numAttrs = 1;
-    int n = 0;
-    if (cudaOccupancyMaxActiveClusters(&n, kernel, &lc) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return n;
 }
+template <size_t... I> constexpr std::array<int (*)(int), TILE_CONFIGS> capacity_table(std::index_sequence<I...>)
+{
+    return {max_clusters_of<std::tuple_element_t<I, configs_in_order>>...};
+}
+constexpr auto device_capacity = capacity_table(std::make_index_sequence<TILE_CONFIGS>{});
 
 /* clusters a configuration's kernel holds at once, by cluster size: asked of the device once (-1:
  * not yet), or assumed (assume_cluster_capacity) */
@@ -220,19 +184,6 @@ struct capacity_init {
     }
 } init_capacity;
 
-int device_capacity(int cfg, int splits)
-{
-    switch (cfg) {
-    case TILE_128x128: return max_clusters_of<cfg_128x128>(splits);
-    case TILE_128x64: return max_clusters_of<cfg_128x64>(splits);
-    case TILE_64x64: return max_clusters_of<cfg_64x64>(splits);
-    case TILE_128x128_K8: return max_clusters_of<cfg_128x128_k8>(splits);
-    case TILE_64x128: return max_clusters_of<cfg_64x128>(splits);
-    case TILE_128x128_W4: return max_clusters_of<cfg_128x128_w4>(splits);
-    default: return 0;
-    }
-}
-
 } // namespace
 
 int cluster_split_max_active(int cfg, int splits)
@@ -241,7 +192,7 @@ int cluster_split_max_active(int cfg, int splits)
         return 0;
     int n = capacity[cfg][splits].load(std::memory_order_relaxed);
     if (n < 0) {
-        n = capacity_assumed.load(std::memory_order_relaxed) ? 0 : device_capacity(cfg, splits);
+        n = capacity_assumed.load(std::memory_order_relaxed) ? 0 : device_capacity[cfg](splits);
         capacity[cfg][splits].store(n, std::memory_order_relaxed);
     }
     return n;
