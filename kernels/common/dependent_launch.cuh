@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include "kernel_load.h"
 __device__ __forceinline__ void allow_dependents()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -27,12 +28,13 @@ __device__ __forceinline__ void wait_for_primary()
 }
 
 /* kernel<<<grid, block, smem, stream>>>(args...) as a programmatic dependent of the kernel before
- * it on stream; an ordinary launch where the attribute is refused. Returns the launch's error, and
- * leaves no error behind for the caller's next check. */
+ * it on stream; an ordinary launch where the attribute is refused. Returns the launch's error (or
+ * the kernel's refusal, kernel_load.h), and leaves no error behind for the caller's next check. */
 template <typename... Params, typename... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
                              cudaStream_t stream, Args... args)
 {
+    SHIM_KERNEL_READY(kernel);
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;

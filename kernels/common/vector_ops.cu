@@ -1,4 +1,5 @@
 #include "vector_ops.h"
+#include "kernel_load.h"
 
 /* offset of element i of a BLAS vector of length n with increment inc, from its lowest address */
 __device__ __forceinline__ int64_t element_offset(int64_t i, int n, int64_t inc)
@@ -26,12 +27,14 @@ static unsigned blocks_for(int n)
 
 extern "C" cudaError_t shim_gather_vector(float *dst, const float *src, int n, int64_t inc, cudaStream_t stream)
 {
+    SHIM_KERNEL_READY(gather_vector);
     gather_vector<<<blocks_for(n), 256, 0, stream>>>(dst, src, n, inc);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t shim_scatter_vector(float *dst, int64_t inc, const float *src, int n, cudaStream_t stream)
 {
+    SHIM_KERNEL_READY(scatter_vector);
     scatter_vector<<<blocks_for(n), 256, 0, stream>>>(dst, inc, src, n);
     return cudaGetLastError();
 }

@@ -68,6 +68,7 @@ cudaError_t coarse_2d_launch(const shim_sgemm_args *p)
     void (*kernel)(const problem, int) =
         p->transa ? (p->transb ? coarse_2d_kernel<true, false> : coarse_2d_kernel<true, true>)
                   : (p->transb ? coarse_2d_kernel<false, false> : coarse_2d_kernel<false, true>);
+    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)blocks, C2_THREADS, 0, p->stream>>>(q, tiles_m);
     return cudaGetLastError();
 }

@@ -36,6 +36,7 @@ cudaError_t naive_launch(const shim_sgemm_args *p)
     void (*kernel)(const problem, int) =
         p->transa ? (p->transb ? naive_kernel<true, false> : naive_kernel<true, true>)
                   : (p->transb ? naive_kernel<false, false> : naive_kernel<false, true>);
+    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)blocks, NAIVE_ROWS * NAIVE_COLS, 0, p->stream>>>(q, tiles_m);
     return cudaGetLastError();
 }

@@ -171,12 +171,12 @@ const tile_config &config(int id)
     return configs[id];
 }
 
-cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
+namespace {
+
+/* pl's pipelined kernel, then its split reduction; C staged through shared memory where the
+ * configuration does that for p (allow_staged) */
+cudaError_t launch_tiles(const shim_sgemm_args *p, const plan &pl, bool allow_staged)
 {
-    if (pl.sk_blocks > 0)
-        return launch_streamk(p, pl);
-    if (pl.cluster)
-        return launch_split_cluster(p, pl);
     const problem q = make_problem(p);
     const sched sc = {pl.tiles_m, pl.tiles_n, pl.dp_tiles, pl.splits, pl.kslice, 0, 0};
     const int64_t blocks = (int64_t)pl.dp_tiles + (int64_t)pl.split_tiles * pl.splits;
@@ -192,12 +192,38 @@ cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
         return cudaErrorInvalidValue;
     int ma, mb;
     load_modes(p, q, config(pl.cfg), ma, mb);
-    const bool staged = !q.c_vec && p->k <= staged_c_max_k(pl.cfg);
+    const bool staged = allow_staged && !q.c_vec && p->k <= staged_c_max_k(pl.cfg);
     const cudaError_t err = (staged ? launchers_staged : launchers)[pl.cfg](
         ma, mb, q, sc, ws, launch_at{(int)blocks, p->stream, p->dependent != 0});
     if (err != cudaSuccess || pl.split_tiles == 0)
         return err;
     return launch_split_reduce(p, pl, ws);
+}
+
+} // namespace
+
+cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
+{
+    if (pl.sk_blocks > 0)
+        return launch_streamk(p, pl);
+    if (pl.cluster)
+        return launch_split_cluster(p, pl);
+    return launch_tiles(p, pl, true);
+}
+
+/* The fallback: 128x64 tiles, data-parallel, C stored from registers, not a programmatic dependent:
+ * one kernel for each pair of load modes, all of them loaded at the device's first use, so a call
+ * whose own kernels the device has no memory to load still runs (kernel_load.h). */
+cudaError_t preload_fallback()
+{
+    return preload_config<cfg_128x64, dp_entry>();
+}
+
+cudaError_t launch_fallback(const shim_sgemm_args *p)
+{
+    shim_sgemm_args q = *p;
+    q.dependent = 0;
+    return launch_tiles(&q, plan_dp(&q, TILE_128x64), false);
 }
 
 } // namespace sgemm

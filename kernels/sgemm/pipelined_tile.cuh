@@ -691,6 +691,7 @@ struct launch_at {
 template <typename... Params, typename... Args>
 cudaError_t launch_clustered(void (*kernel)(Params...), const launch_at &at, int threads, size_t smem, Args... args)
 {
+    SHIM_KERNEL_READY(kernel);
     cudaLaunchAttribute attr[2];
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = (unsigned)at.cluster;
@@ -743,6 +744,7 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
         const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
         if (err != cudaSuccess)
             return err;
+        SHIM_KERNEL_READY(kernel);
         if (at.cluster > 1)
             return launch_clustered(kernel, at, CFG::THREADS, smem, q, sc, ws);
         if (at.dependent)
@@ -751,6 +753,29 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
         kernel<<<(unsigned)at.blocks, CFG::THREADS, smem, at.stream>>>(q, sc, ws);
         return cudaGetLastError();
     }
+}
+
+/* loads on the current device the kernel launch_modes<CFG, MA, MB, ENTRY> launches (kernel_load.h) */
+template <class CFG, int MA, int MB, template <class, int, int> class ENTRY> cudaError_t preload_modes()
+{
+    if constexpr (!fits<CFG, MA, MB>())
+        return preload_modes<CFG, without_k16(MA), without_k16(MB), ENTRY>();
+    else if constexpr (!ENTRY<CFG, MA, MB>::built)
+        return cudaSuccess;
+    else
+        return shim_kernel_ready((const void *)ENTRY<CFG, MA, MB>::kernel());
+}
+/* ... for every (A mode, B mode): the first refusal, or cudaSuccess */
+template <class CFG, template <class, int, int> class ENTRY, int... I>
+cudaError_t preload_config(std::integer_sequence<int, I...>)
+{
+    cudaError_t err = cudaSuccess;
+    ((err = err == cudaSuccess ? preload_modes<CFG, I / LOAD_MODES, I % LOAD_MODES, ENTRY>() : err), ...);
+    return err;
+}
+template <class CFG, template <class, int, int> class ENTRY> cudaError_t preload_config()
+{
+    return preload_config<CFG, ENTRY>(std::make_integer_sequence<int, LOAD_MODES * LOAD_MODES>{});
 }
 
 using modes_launcher = cudaError_t (*)(const problem &, const sched &, float *, const launch_at &);

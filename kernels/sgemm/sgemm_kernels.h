@@ -58,8 +58,12 @@ size_t shim_sgemm_work_bytes(const shim_sgemm_variant *v, const shim_sgemm_args 
 /* what v runs for p, in one line (tile configuration, K slices, operands copied first), for logs,
  * benchmarks and tests; the length snprintf would write */
 int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm_args *p, char *buf, size_t len);
-/* runs v on p, including the alpha == 0 / k == 0 rule (C := beta * C, A and B untouched) */
+/* runs v on p, including the alpha == 0 / k == 0 rule (C := beta * C, A and B untouched); where
+ * the device has no memory to load a kernel of v's, on the fallback plan instead (kernel_load.h) */
 cudaError_t shim_sgemm_run(const shim_sgemm_variant *v, const shim_sgemm_args *p);
+/* loads on the current device the kernels of the fallback plan and of C := beta * C, once a
+ * device: called at a thread's first use of a device, while the program has left memory free */
+void shim_sgemm_preload(void);
 
 #ifdef __cplusplus
 }

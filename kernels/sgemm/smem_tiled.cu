@@ -53,6 +53,7 @@ cudaError_t smem_tiled_launch(const shim_sgemm_args *p)
     void (*kernel)(const problem, int) =
         p->transa ? (p->transb ? smem_tiled_kernel<true, false> : smem_tiled_kernel<true, true>)
                   : (p->transb ? smem_tiled_kernel<false, false> : smem_tiled_kernel<false, true>);
+    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)blocks, TILE * TILE, 0, p->stream>>>(q, tiles_m);
     return cudaGetLastError();
 }

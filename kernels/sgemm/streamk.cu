@@ -189,6 +189,7 @@ cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl)
     if (p->dependent) { /* after transpose_first's copy */
         err = launch_dependent(zero_counters, zero_grid, dim3(ZERO_THREADS), 0, p->stream, counters, ncounters, 1);
     } else {
+        SHIM_KERNEL_READY(zero_counters);
         zero_counters<<<zero_grid, ZERO_THREADS, 0, p->stream>>>(counters, ncounters, 0);
         err = cudaGetLastError();
     }

@@ -194,6 +194,7 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
     const dim3 grid((unsigned)((p->m + BM - 1) / BM), (unsigned)((p->n + BN - 1) / BN));
     if (grid.y > 65535)
         return cudaErrorInvalidConfiguration;
+    SHIM_KERNEL_READY(tf32_mma_kernel<PASSES>);
     tf32_mma_kernel<PASSES><<<grid, THREADS, 0, p->stream>>>(*p);
     return cudaGetLastError();
 }

@@ -77,6 +77,7 @@ inline cudaError_t reduce_slices(const shim_sgemm_args *p, const problem &q, con
 {
     const int64_t total = (int64_t)p->m * p->n;
     const int64_t blocks = std::min<int64_t>((total + 255) / 256, (int64_t)sm_count() * 16);
+    SHIM_KERNEL_READY(reduce_slices_kernel<PASSES>);
     reduce_slices_kernel<PASSES><<<(unsigned)blocks, 256, 0, p->stream>>>(q, p->transa, p->transb, sums, splits);
     return cudaGetLastError();
 }

@@ -256,6 +256,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 template <int PASSES, bool KCA, bool KCB> cudaError_t pack(const shim_sgemm_args *p, const problem &q, const images &im)
 {
     const int64_t chunks_a = blocks_of(p->m) * im.ktiles, chunks_b = blocks_of(p->n) * im.ktiles;
+    SHIM_KERNEL_READY((pack_kernel<PASSES, KCA, KCB>));
     pack_kernel<PASSES, KCA, KCB><<<(unsigned)(chunks_a + chunks_b), PACK_THREADS, 0, p->stream>>>(q.a, q.b, p->k,
                                                                                                   chunks_a, im);
     return cudaGetLastError();
@@ -279,6 +280,7 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
         return err;
     const int tiles_m = (int)blocks_of(p->m), tiles_n = (int)blocks_of(p->n);
     const int splits = (im.ktiles + im.kslice - 1) / im.kslice;
+    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)((int64_t)tiles_m * tiles_n * splits), THREADS, S::SMEM, p->stream>>>(q, p->transa, p->transb, im,
                                                                                              tiles_m, tiles_n);
     err = cudaGetLastError();

@@ -235,6 +235,7 @@ cudaError_t copy_operands(const copy_jobs &jobs, cudaStream_t stream)
 {
     const bool pairs = jobs.tiles > (int64_t)copy_blocks_per_sm() * sm_count();
     const unsigned grid = (unsigned)std::min<int64_t>(pairs ? (jobs.tiles + 1) / 2 : jobs.tiles, INT32_MAX);
+    SHIM_KERNEL_READY(pairs ? transpose_kernel<2> : transpose_kernel<1>);
     if (pairs)
         transpose_kernel<2><<<grid, COPY_THREADS, 0, stream>>>(jobs);
     else

@@ -85,6 +85,7 @@ cudaError_t vec4_launch(const shim_sgemm_args *p)
         return cudaErrorInvalidConfiguration;
     void (*kernel)(const problem, int) =
         q.a.vec && q.b.vec ? pick_vec4<true>(p->transa, p->transb) : pick_vec4<false>(p->transa, p->transb);
+    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)blocks, V4_THREADS, 0, p->stream>>>(q, tiles_m);
     return cudaGetLastError();
 }

@@ -104,6 +104,7 @@ template <class CFG> cudaError_t launch_warptile(const shim_sgemm_args *p)
         return cudaErrorInvalidConfiguration;
     void (*kernel)(const problem, int) = q.a.vec && q.b.vec ? pick_warptile<CFG, true>(p->transa, p->transb)
                                                             : pick_warptile<CFG, false>(p->transa, p->transb);
+    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)blocks, CFG::THREADS, 0, p->stream>>>(q, tiles_m);
     return cudaGetLastError();
 }

@@ -236,6 +236,7 @@ struct cols_tile {
         plan(p, allow_split, &r);
         if (r.grid.y > 1 && (!p->work || p->work_bytes < (size_t)p->m * r.grid.y * sizeof(float)))
             return cudaErrorInvalidValue;
+        SHIM_KERNEL_READY((cols_kernel<VEC, U>));
         cols_kernel<VEC, U><<<r.grid, kBlock, 0, p->stream>>>(r.P);
         if (r.grid.y > 1) {
             const cudaError_t err = cudaGetLastError();

@@ -209,6 +209,7 @@ extern "C" cudaError_t shim_sgemv_run(const shim_sgemv_variant *v, const shim_sg
             return cudaSuccess;
         const long long len = p->trans ? p->n : p->m;
         const unsigned grid = balanced_grid(ceil_div(len, kBlock), 8LL * sm_count());
+        SHIM_KERNEL_READY(scale_kernel);
         scale_kernel<<<grid, kBlock, 0, p->stream>>>(p->y, len, p->beta);
         return cudaGetLastError();
     }

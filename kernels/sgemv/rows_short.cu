@@ -122,6 +122,7 @@ static cudaError_t rows_short_launch_lpo(const rows_short_params &P0, bool edges
     P.tiles = ceil_div(P.n, kTile);
     const void *kernel = edges ? (const void *)rows_short_kernel<LPO, V, true> : (const void *)rows_short_kernel<LPO, V, false>;
     const unsigned grid = balanced_grid(P.tiles, resident_blocks(kernel, 0));
+    SHIM_KERNEL_READY(kernel);
     if (edges)
         rows_short_kernel<LPO, V, true><<<grid, kBlock, 0, stream>>>(P);
     else

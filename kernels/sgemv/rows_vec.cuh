@@ -310,6 +310,9 @@ struct rows_vec {
         plan(p, allow_split, &r);
         if (r.grid.y > 1 && (!p->work || p->work_bytes < (size_t)p->n * r.grid.y * sizeof(float)))
             return cudaErrorInvalidValue;
+        SHIM_KERNEL_READY((SMEM                        ? rows_vec_kernel<LPO, U, V, xsrc::smem>
+                           : r.xs == xsrc::global_vec ? rows_vec_kernel<LPO, U, V, xsrc::global_vec>
+                                                      : rows_vec_kernel<LPO, U, V, xsrc::global_scalar>));
         if constexpr (SMEM)
             rows_vec_kernel<LPO, U, V, xsrc::smem><<<r.grid, kBlock, r.smem, p->stream>>>(r.P);
         else if (r.xs == xsrc::global_vec)

@@ -39,6 +39,7 @@ cudaError_t rows_warp_launch(const shim_sgemv_args *p)
 {
     const long long tiles = ceil_div(p->n, kWarps);
     const unsigned grid = balanced_grid(tiles, resident_blocks((const void *)rows_warp_kernel, 0));
+    SHIM_KERNEL_READY(rows_warp_kernel);
     rows_warp_kernel<<<grid, kBlock, 0, p->stream>>>(p->a, p->lda, p->x, p->y, p->m, p->n, p->alpha, p->beta,
                                                      tiles);
     return cudaGetLastError();

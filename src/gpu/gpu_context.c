@@ -10,6 +10,7 @@
 #include "gpu.h"
 #include "gpu_internal.h"
 #include "log.h"
+#include "sgemm_kernels.h"
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static int usable;
@@ -230,6 +231,9 @@ shim_gpu_thread *shim_gpu_thread_state(const char **why)
     }
     pthread_setspecific(thread_key, t); /* (any non-NULL value: the destructor frees them all) */
     thread_states[dev] = t;
+    /* the kernels every sgemm can fall back to, loaded while the program may still leave the
+     * device memory to load them (kernels/common/kernel_load.h) */
+    shim_sgemm_preload();
     return t;
 }
 

@@ -1,0 +1,205 @@
+/* Kernels and a device whose memory the program holds (kernels/common/kernel_load.h). CUDA loads a
+ * kernel's code on a device at its first use, and a load that finds no device memory loses the
+ * kernel for the rest of the process. So the library loads a kernel only with memory to spare and
+ * otherwise refuses it untouched; an sgemm whose kernel is refused runs on the fallback plan, loaded
+ * at the device's first use (shim_sgemm_preload). Each case runs a variant directly
+ * (shim_sgemm_run) on device operands over a poisoned C, checked against float64:
+ *   1. the device free: a variant's kernel loads and runs, nothing refused;
+ *   2. the program holding all but a few MB: variants whose kernels were never loaded (one
+ *      kernel, beta 0 and beta != 0; transpose_first's copy and its inner plan) are refused and
+ *      the fallback computes the call; a kernel loaded in case 1 runs as it is; C := beta * C
+ *      (k == 0) runs on the kernel loaded at the device's first use;
+ *   3. the memory free again: the variants refused in 2 load and run (they were not lost).
+ * Exit 77 without a usable GPU. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_guard.h"
+#include "kernel_load.h"
+#include "reference.h"
+#include "sgemm_kernels.h"
+
+enum { MAX_HOGS = 8192 };
+
+static void *hogs[MAX_HOGS];
+static int nhogs, cases, failures;
+static uint64_t rng;
+
+static void hog_device(void)
+{
+    for (size_t piece = (size_t)1 << 30; piece >= ((size_t)1 << 20); piece /= 2)
+        while (nhogs < MAX_HOGS && cudaMalloc(&hogs[nhogs], piece) == cudaSuccess)
+            nhogs++;
+    (void)cudaGetLastError(); /* the refusals are this test's own */
+}
+
+static void release_device(void)
+{
+    for (int i = 0; i < nhogs; i++)
+        TEST_CUDA(cudaFree(hogs[i]));
+    nhogs = 0;
+}
+
+static size_t free_device_bytes(void)
+{
+    size_t free_bytes = 0, total = 0;
+    TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
+    return free_bytes;
+}
+
+/* one product's operands, on the host and on the device; the workspace any variant here needs is
+ * allocated with them, before the device is held */
+typedef struct product {
+    int transa, transb, m, n, k;
+    float *a, *b, *c0;
+    float *da, *db, *dc;
+    void *work;
+    size_t work_bytes;
+} product;
+
+static float *device_copy(const float *h, size_t n)
+{
+    float *d;
+    TEST_CUDA(cudaMalloc((void **)&d, sizeof(float) * n + 16));
+    TEST_CUDA(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice));
+    return d;
+}
+
+static product make_product(int transa, int transb, int m, int n, int k)
+{
+    product p;
+    memset(&p, 0, sizeof p);
+    p.transa = transa, p.transb = transb, p.m = m, p.n = n, p.k = k;
+    const size_t na = (size_t)m * (k ? k : 1), nb = (size_t)(k ? k : 1) * n, nc = (size_t)m * n;
+    p.a = malloc(sizeof(float) * na);
+    p.b = malloc(sizeof(float) * nb);
+    p.c0 = malloc(sizeof(float) * nc);
+    test_fill(p.a, na, &rng);
+    test_fill(p.b, nb, &rng);
+    test_fill(p.c0, nc, &rng);
+    p.da = device_copy(p.a, na);
+    p.db = device_copy(p.b, nb);
+    p.dc = device_copy(p.c0, nc);
+    p.work_bytes = (size_t)64 << 20;
+    TEST_CUDA(cudaMalloc(&p.work, p.work_bytes));
+    return p;
+}
+
+static void free_product(product *p)
+{
+    TEST_CUDA(cudaFree(p->da));
+    TEST_CUDA(cudaFree(p->db));
+    TEST_CUDA(cudaFree(p->dc));
+    TEST_CUDA(cudaFree(p->work));
+    free(p->a), free(p->b), free(p->c0);
+}
+
+/* runs the variant named on p with beta (C from p->c0, or poisoned where beta is 0) and checks the
+ * result and whether the run refused a kernel (want_refused: 1 yes, 0 no) */
+static void run_case(const char *label, const char *variant, const product *p, float beta, int want_refused)
+{
+    cases++;
+    const size_t nc = (size_t)p->m * p->n;
+    float *c = malloc(sizeof(float) * nc);
+    double *ref = malloc(sizeof(double) * nc), *bound = malloc(sizeof(double) * nc);
+    if (beta == 0.0f)
+        test_fill_poison(c, nc);
+    else
+        memcpy(c, p->c0, sizeof(float) * nc);
+    TEST_CUDA(cudaMemcpy(p->dc, c, sizeof(float) * nc, cudaMemcpyHostToDevice));
+    ref_sgemm(p->transa, p->transb, p->m, p->n, p->k, 1.0f, p->a, p->transa ? p->k : p->m, p->b,
+              p->transb ? p->n : p->k, beta, p->c0, p->m, ref, bound);
+
+    shim_sgemm_args args;
+    memset(&args, 0, sizeof args);
+    args.transa = p->transa, args.transb = p->transb;
+    args.m = p->m, args.n = p->n, args.k = p->k;
+    args.alpha = 1.0f, args.beta = beta;
+    args.a = p->da, args.lda = p->transa ? p->k : p->m;
+    args.b = p->db, args.ldb = p->transb ? p->n : p->k;
+    args.c = p->dc, args.ldc = p->m;
+    const shim_sgemm_variant *v = shim_sgemm_find(variant);
+    int bad = 0;
+    if (!v || !v->accepts(&args)) {
+        printf("FAIL %s: no variant %s taking the problem\n", label, variant);
+        failures++;
+        free(c), free(ref), free(bound);
+        return;
+    }
+    const size_t need = shim_sgemm_work_bytes(v, &args);
+    if (need > p->work_bytes) {
+        printf("FAIL %s: %s wants %zu bytes of workspace, the test has %zu\n", label, variant, need, p->work_bytes);
+        bad = 1;
+    }
+    args.work = need ? p->work : NULL;
+    args.work_bytes = need;
+    const unsigned long long refused_before = shim_kernel_refusals();
+    const cudaError_t err = bad ? cudaErrorInvalidValue : shim_sgemm_run(v, &args);
+    const cudaError_t sync = cudaDeviceSynchronize();
+    const int refused = shim_kernel_refusals() != refused_before;
+    if (err != cudaSuccess || sync != cudaSuccess) {
+        printf("FAIL %s: %s returned %s, synchronize %s\n", label, variant, cudaGetErrorString(err),
+               cudaGetErrorString(sync));
+        bad = 1;
+    }
+    if (refused != want_refused) {
+        printf("FAIL %s: a kernel %s refused, want %s\n", label, refused ? "was" : "was not",
+               want_refused ? "one refused" : "none");
+        bad = 1;
+    }
+    if (!bad) {
+        TEST_CUDA(cudaMemcpy(c, p->dc, sizeof(float) * nc, cudaMemcpyDeviceToHost));
+        const long wrong = test_compare(label, c, 1, ref, bound, (long)nc, p->k, 2.0);
+        if (wrong) {
+            printf("FAIL %s: %ld wrong elements\n", label, wrong);
+            bad = 1;
+        }
+    }
+    if (!bad)
+        printf("PASS %s (%s%s)\n", label, variant, refused ? ", refused: the fallback ran" : "");
+    failures += bad;
+    free(c), free(ref), free(bound);
+}
+
+int main(void)
+{
+    test_require_gpu();
+    rng = test_seed();
+    TEST_CUDA(cudaFree(0));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    shim_sgemm_preload(); /* what the library does at a thread's first use of a device */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("the fallback's kernels loaded in %.2f ms\n", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+
+    /* shapes off every tile; TN makes transpose_first copy A */
+    product nn = make_product(0, 0, 333, 257, 129), tn = make_product(1, 0, 301, 263, 517),
+            k0 = make_product(0, 0, 97, 45, 0);
+    run_case("the device free: coarse_1d NN loads", "coarse_1d", &nn, 0.0f, 0);
+
+    hog_device();
+    const size_t left = free_device_bytes();
+    printf("holding the device: %.1f MiB left\n", left / 1048576.0);
+    if (left >= SHIM_KERNEL_LOAD_HEADROOM) {
+        printf("FAIL could not hold the device below %zu MiB free\n", SHIM_KERNEL_LOAD_HEADROOM >> 20);
+        failures++;
+    } else {
+        run_case("device held: coarse_2d NN, never loaded, beta 0", "coarse_2d", &nn, 0.0f, 1);
+        run_case("device held: coarse_2d TN, never loaded, beta 0.5", "coarse_2d", &tn, 0.5f, 1);
+        run_case("device held: coarse_1d NN, loaded before", "coarse_1d", &nn, 0.5f, 0);
+        run_case("device held: transpose_first TN, copy never loaded", "transpose_first", &tn, 0.0f, 1);
+        run_case("device held: k == 0, C := 0.5 C", "coarse_2d", &k0, 0.5f, 0);
+    }
+    release_device();
+    printf("released: %.1f MiB free\n", free_device_bytes() / 1048576.0);
+    run_case("device free again: coarse_2d NN loads", "coarse_2d", &nn, 0.0f, 0);
+    run_case("device free again: coarse_2d TN loads", "coarse_2d", &tn, 0.5f, 0);
+    run_case("device free again: transpose_first TN loads", "transpose_first", &tn, 0.0f, 0);
+
+    free_product(&nn), free_product(&tn), free_product(&k0);
+    printf("check_kernel_load: %d cases, %d failures\n", cases, failures);
+    return failures != 0;
+}
