@@ -5,83 +5,10 @@
  * store it unscaled in the workspace for the ordered reduction of splitk.cu. Stream-K plans run
  * streamk.cu's kernel. Several tile configurations are instantiated; each is registered as a
  * variant of its own. */
-#include "pipelined_tile.cuh"
+#include "pipelined_kernel.cuh"
 
 namespace sgemm {
 namespace {
-
-/* STAGED_C: C's tiles through shared memory (store_tile_staged), for an unaligned C where the
- * product is store-bound; a separate instantiation, so that the kernels with today's store keep
- * their machine code (any change to the epilogue moves the k loop's register assignment) */
-template <class CFG, int MODE_A, int MODE_B, bool STAGED_C = false>
-__global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
-    pipelined_kernel(const problem p, const sched sc, float *__restrict__ ws)
-{
-    constexpr int BM = CFG::BM, BN = CFG::BN, TM = CFG::TM, TN = CFG::TN;
-    constexpr int STAGES = CFG::STAGES, KG = CFG::KG;
-    using place = block_place<CFG, MODE_A, MODE_B>;
-    extern __shared__ float4 smem_raw[];
-    constexpr int A_STAGE = place::path_a::STAGE, B_STAGE = place::path_b::STAGE;
-    wait_for_primary(); /* launched as a dependent (launch_at): what the kernel before wrote is visible */
-    allow_dependents(); /* a split plan's reduction may be placed once every block has started */
-
-    int t = (int)blockIdx.x, slice = 0, kbegin = 0, kend = p.k;
-    const bool split = CFG::SPLIT && t >= sc.dp_tiles;
-    if (split) {
-        const int r = t - sc.dp_tiles;
-        t = sc.dp_tiles + r / sc.splits;
-        slice = r % sc.splits;
-        kbegin = slice * sc.kslice;
-        kend = min(p.k, kbegin + sc.kslice);
-    }
-    int tm, tn;
-    tile_coords<RASTER_GROUP>(t, sc.tiles_m, sc.tiles_n, tm, tn);
-    const int m0 = tm * BM, n0 = tn * BN;
-    const place bp(reinterpret_cast<float *>(smem_raw));
-    float *const As = bp.As;
-    const int tid = bp.tid, a_frag = bp.a_frag, b_frag = bp.b_frag;
-    float acc[TM][TN];
-    tile_product<CFG, MODE_A, MODE_B>(p, bp, m0, n0, kbegin, kend, acc);
-
-    if constexpr (KG > 1) {
-        /* groups 1.. leave their sums in the stages' memory, laid out so that a group's threads
-         * write consecutive words; group 0 adds them in group order and stores the tile */
-        constexpr int GT = CFG::THREADS / KG;
-        static_assert((KG - 1) * TM * TN * GT <= STAGES * (A_STAGE + B_STAGE), "k groups' sums fit the stages");
-        const int gt = tid % GT, group = tid / GT;
-        __syncthreads(); /* every copy landed and every fragment read */
-        if (group > 0) {
-            float *r = As + (group - 1) * TM * TN * GT + gt;
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    r[(i * TN + j) * GT] = acc[i][j];
-        }
-        __syncthreads();
-        if (group > 0)
-            return;
-        for (int g = 1; g < KG; ++g) {
-            const float *r = As + (g - 1) * TM * TN * GT + gt;
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    acc[i][j] += r[(i * TN + j) * GT];
-        }
-    }
-
-    if (split) {
-        store_partial<CFG>(ws + ((int64_t)(t - sc.dp_tiles) * sc.splits + slice) * (BM * BN), a_frag, b_frag, acc);
-    } else if constexpr (STAGED_C) {
-        if constexpr (KG == 1)
-            __syncthreads(); /* every thread's last reads of the stages are done (with k groups, the
-                                sums' barriers saw to that, and group 1 has returned) */
-        store_tile_staged<CFG>(p, m0, n0, a_frag, b_frag, acc, As + staging_offset<CFG>(), tid / 32);
-    } else {
-        store_tile<CFG>(p, m0, n0, a_frag, b_frag, acc);
-    }
-}
 
 template <class CFG, int MA, int MB> struct dp_entry {
     static constexpr bool built = true;
@@ -171,12 +98,12 @@ const tile_config &config(int id)
     return configs[id];
 }
 
-namespace {
-
-/* pl's pipelined kernel, then its split reduction; C staged through shared memory where the
- * configuration does that for p (allow_staged) */
-cudaError_t launch_tiles(const shim_sgemm_args *p, const plan &pl, bool allow_staged)
+cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
 {
+    if (pl.sk_blocks > 0)
+        return launch_streamk(p, pl);
+    if (pl.cluster)
+        return launch_split_cluster(p, pl);
     const problem q = make_problem(p);
     const sched sc = {pl.tiles_m, pl.tiles_n, pl.dp_tiles, pl.splits, pl.kslice, 0, 0};
     const int64_t blocks = (int64_t)pl.dp_tiles + (int64_t)pl.split_tiles * pl.splits;
@@ -192,38 +119,12 @@ cudaError_t launch_tiles(const shim_sgemm_args *p, const plan &pl, bool allow_st
         return cudaErrorInvalidValue;
     int ma, mb;
     load_modes(p, q, config(pl.cfg), ma, mb);
-    const bool staged = allow_staged && !q.c_vec && p->k <= staged_c_max_k(pl.cfg);
+    const bool staged = !q.c_vec && p->k <= staged_c_max_k(pl.cfg);
     const cudaError_t err = (staged ? launchers_staged : launchers)[pl.cfg](
         ma, mb, q, sc, ws, launch_at{(int)blocks, p->stream, p->dependent != 0});
     if (err != cudaSuccess || pl.split_tiles == 0)
         return err;
     return launch_split_reduce(p, pl, ws);
-}
-
-} // namespace
-
-cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl)
-{
-    if (pl.sk_blocks > 0)
-        return launch_streamk(p, pl);
-    if (pl.cluster)
-        return launch_split_cluster(p, pl);
-    return launch_tiles(p, pl, true);
-}
-
-/* The fallback: 128x64 tiles, data-parallel, C stored from registers, not a programmatic dependent:
- * one kernel for each pair of load modes, all of them loaded at the device's first use, so a call
- * whose own kernels the device has no memory to load still runs (kernel_load.h). */
-cudaError_t preload_fallback()
-{
-    return preload_config<cfg_128x64, dp_entry>();
-}
-
-cudaError_t launch_fallback(const shim_sgemm_args *p)
-{
-    shim_sgemm_args q = *p;
-    q.dependent = 0;
-    return launch_tiles(&q, plan_dp(&q, TILE_128x64), false);
 }
 
 } // namespace sgemm

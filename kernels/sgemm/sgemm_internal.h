@@ -198,7 +198,7 @@ size_t plan_work_bytes(const plan &pl);
 /* enqueues the pipelined kernel for the plan, and the slice reduction when it splits */
 cudaError_t launch_plan(const shim_sgemm_args *p, const plan &pl);
 /* the plan every call can fall back to where its own kernels cannot be loaded, and the loading of
- * its kernels on the current device (pipelined.cu) */
+ * its kernels on the current device (fallback.cu) */
 cudaError_t launch_fallback(const shim_sgemm_args *p);
 cudaError_t preload_fallback();
 /* the pipelined plan the FP32 ladder's choice without copies runs (false where it runs none: naive,
