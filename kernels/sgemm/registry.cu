@@ -156,7 +156,7 @@ const shim_sgemm_variant variants[] = {
      no_work, warptile_128x64x16_launch, SHIM_SGEMM_FP32},
     {"splitk_cluster",
      "pipelined tiles, K split over the blocks of a thread-block cluster, slices summed in order in the blocks' "
-     "shared memory (compute capability 9.0; K long enough for two slices); by name only, not planned",
+     "shared memory (compute capability 9.0; K long enough for two slices)",
      splitk_cluster_accepts, no_work, splitk_cluster_launch, SHIM_SGEMM_FP32},
     {"pipelined_128x256x8", "pipelined_128x256 with k tiles of 8: half the unrolled loop; planned with a K-contiguous A only, or none",
      accepts_any, no_work, pipelined_launch<TILE_128x256_K8>, SHIM_SGEMM_FP32},
@@ -297,7 +297,7 @@ static int register_staged_where_faster(const shim_sgemm_args *p, int chosen, in
                        p->k >= LARGE_SIDE
                    ? V_WARPTILE
                    : chosen;
-    if (chosen == V_SPLITK || chosen == V_STREAMK || (p->transb && config(cfg).bn >= 128) || (k16_operands(p, config(cfg)) & K16_A))
+    if (chosen == V_SPLITK || chosen == V_SPLITK_CLUSTER || chosen == V_STREAMK || (p->transb && config(cfg).bn >= 128) || (k16_operands(p, config(cfg)) & K16_A))
         return chosen;
     const int64_t tiles = (int64_t)((p->m + 127) / 128) * ((p->n + 127) / 128);
     const int64_t slots = 2 * (int64_t)sm_count();
@@ -341,6 +341,12 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
             best_cost = plan_cost(p, split) / SPLIT_MARGIN;
             best = V_SPLITK;
             best_cfg = split.cfg;
+        }
+        const plan csplit = plan_splitk_cluster(p);
+        if (csplit.cluster && plan_cost(p, csplit) < SPLIT_MARGIN * best_cost) {
+            best_cost = plan_cost(p, csplit) / SPLIT_MARGIN;
+            best = V_SPLITK_CLUSTER;
+            best_cfg = csplit.cfg;
         }
         const plan tail = plan_tail(p);
         if (tail.split_tiles > 0 && tail.dp_tiles > 0 && plan_cost(p, tail) < SPLIT_MARGIN * best_cost) {
