@@ -38,3 +38,9 @@ extern "C" cudaError_t shim_scatter_vector(float *dst, int64_t inc, const float 
     scatter_vector<<<blocks_for(n), 256, 0, stream>>>(dst, inc, src, n);
     return cudaGetLastError();
 }
+
+extern "C" cudaError_t shim_vector_ops_preload(void)
+{
+    const cudaError_t err = shim_kernel_ready((const void *)gather_vector);
+    return err != cudaSuccess ? err : shim_kernel_ready((const void *)scatter_vector);
+}

@@ -14,6 +14,8 @@ extern "C" {
 cudaError_t shim_gather_vector(float *dst, const float *src, int n, int64_t inc, cudaStream_t stream);
 /* the reverse: element i of the strided vector at dst = src[i] */
 cudaError_t shim_scatter_vector(float *dst, int64_t inc, const float *src, int n, cudaStream_t stream);
+/* loads both kernels on the current device (kernel_load.h): cudaSuccess, or the first refusal */
+cudaError_t shim_vector_ops_preload(void);
 
 #ifdef __cplusplus
 }

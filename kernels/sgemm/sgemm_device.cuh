@@ -319,7 +319,11 @@ inline cudaError_t smem_attribute_once(Kernel *kernel, int bytes, std::atomic<un
     const unsigned long long bit = 1ull << device;
     if (configured.load(std::memory_order_acquire) & bit)
         return cudaSuccess;
-    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    /* the kernel on the device first (kernel_load.h): nothing is asked of a kernel it cannot load */
+    cudaError_t err = shim_kernel_ready((const void *)kernel);
+    if (err != cudaSuccess)
+        return err;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                    (int)cudaSharedmemCarveoutMaxShared);

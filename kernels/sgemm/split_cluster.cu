@@ -113,26 +113,33 @@ template <size_t... I> constexpr std::array<bool, TILE_CONFIGS> built_table(std:
 constexpr std::array<bool, TILE_CONFIGS> cluster_built = built_table(std::make_index_sequence<TILE_CONFIGS>{});
 
 /* the device runs clusters, and this build's kernels for it have a body (machine code for compute
- * capability 9.0 or later, or PTX of it) */
+ * capability 9.0 or later, or PTX of it); asked once, unless the device had no memory to load the
+ * kernel asked about (kernel_load.h): then no clusters for this call, and asked again at the next */
 bool device_runs_clusters()
 {
-    static const bool usable = [] {
-        int device = 0, major = 0;
-        cudaFuncAttributes fa{};
-        const bool ok = cudaGetDevice(&device) == cudaSuccess &&
-                        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-                        major >= 9 &&
-                        cudaFuncGetAttributes(&fa, split_cluster_kernel<cfg_128x64, LOAD_R16, LOAD_K4>) == cudaSuccess &&
-                        fa.ptxVersion >= 90;
-        if (!ok)
-            (void)cudaGetLastError(); /* ours: do not leave it for the caller's next check */
-        return ok;
-    }();
-    return usable;
+    static std::atomic<int> usable{-1}; /* -1: not known yet */
+    const int known = usable.load(std::memory_order_relaxed);
+    if (known >= 0)
+        return known == 1;
+    const void *kernel = (const void *)split_cluster_kernel<cfg_128x64, LOAD_R16, LOAD_K4>;
+    int device = 0, major = 0;
+    cudaFuncAttributes fa{};
+    bool ok = cudaGetDevice(&device) == cudaSuccess &&
+              cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9;
+    if (ok) {
+        const cudaError_t ready = shim_kernel_ready(kernel);
+        if (ready == cudaErrorMemoryAllocation)
+            return false;
+        ok = ready == cudaSuccess && cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.ptxVersion >= 90;
+    }
+    if (!ok)
+        (void)cudaGetLastError(); /* ours: do not leave it for the caller's next check */
+    usable.store(ok ? 1 : 0, std::memory_order_relaxed);
+    return ok;
 }
 
 /* how many clusters of `splits` blocks of CFG's cluster kernel the device holds at once (0 where
- * the configuration has none) */
+ * the configuration has none; -1 where the device had no memory to load the kernel) */
 template <class CFG> int max_clusters_of(int splits)
 {
     constexpr int MA = LOAD_R16, MB = LOAD_K4; /* the NN form's modes stand for the others */
@@ -141,6 +148,8 @@ template <class CFG> int max_clusters_of(int splits)
     } else {
         void (*kernel)(const problem, const sched, float *) = split_cluster_kernel<CFG, MA, MB>;
         constexpr size_t smem = launch_smem<CFG, MA, MB, cluster_entry>();
+        if (shim_kernel_ready((const void *)kernel) == cudaErrorMemoryAllocation)
+            return -1; /* not on the device, nothing asked of it (kernel_load.h) */
         if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess ||
             cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0) != cudaSuccess) {
             (void)cudaGetLastError();
@@ -193,6 +202,8 @@ int cluster_split_max_active(int cfg, int splits)
     int n = capacity[cfg][splits].load(std::memory_order_relaxed);
     if (n < 0) {
         n = capacity_assumed.load(std::memory_order_relaxed) ? 0 : device_capacity[cfg](splits);
+        if (n < 0)
+            return 0; /* no clusters this time; asked again at the next call */
         capacity[cfg][splits].store(n, std::memory_order_relaxed);
     }
     return n;

@@ -9,4 +9,9 @@ cudaError_t cols_thread_launch(const shim_sgemv_args *p)
     return cols_tile<1>::launch(p, false);
 }
 
+cudaError_t cols_thread_preload()
+{
+    return cols_tile<1>::preload();
+}
+
 } // namespace shim_sgemv

@@ -178,6 +178,9 @@ struct cols_tile {
     /* columns per thread per batch: 4 x 16 B or 8 x 4 B of A in flight */
     static constexpr int U = VEC == 4 ? 4 : 8;
 
+    /* loads the kernel on the current device (kernels/common/kernel_load.h) */
+    static cudaError_t preload() { return shim_kernel_ready((const void *)cols_kernel<VEC, U>); }
+
     static void plan(const shim_sgemv_args *p, bool allow_split, cols_plan *r)
     {
         cols_params &P = r->P;

@@ -1,5 +1,6 @@
 /* The SGEMV registry: the one table of variants, lookup by name, the shape-based selector, and the
  * run entry that applies the alpha == 0 rule. Also the launch-sizing helpers the variants share. */
+#include <atomic>
 #include <mutex>
 #include <string.h>
 
@@ -22,7 +23,7 @@ int sm_count()
 }
 
 /* Cached per (kernel, shared memory): work_bytes and launch must size a split the same way, so the
- * first answer (even a fallback) is kept. */
+ * first answer (even a fallback) is kept; not the answer for a kernel the device could not load. */
 int resident_blocks(const void *kernel, size_t smem_bytes)
 {
     struct entry {
@@ -37,6 +38,10 @@ int resident_blocks(const void *kernel, size_t smem_bytes)
     for (int i = 0; i < used; i++)
         if (cache[i].kernel == kernel && cache[i].smem == smem_bytes)
             return cache[i].blocks;
+    /* the occupancy query needs the kernel on the device: refused (kernel_load.h), one block an SM,
+     * not kept (the launch is refused too, and the fallback needs no size from here) */
+    if (shim_kernel_ready(kernel) != cudaSuccess)
+        return sm_count();
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, smem_bytes) != cudaSuccess ||
         per_sm < 1) {
@@ -215,5 +220,30 @@ extern "C" cudaError_t shim_sgemv_run(const shim_sgemv_variant *v, const shim_sg
     }
     if (!v || !v->accepts(p))
         return cudaErrorInvalidValue;
-    return v->launch(p);
+    const unsigned long long passes = shim_kernel_passes(), refusals = shim_kernel_refusals();
+    const cudaError_t err = v->launch(p);
+    if (err == cudaSuccess || shim_kernel_refusals() == refusals)
+        return err;
+    /* a kernel of v's refused: the device has no memory to load it (kernel_load.h). Where nothing
+     * of v ran, or beta is 0, the baseline of its form takes the call (one kernel, no workspace,
+     * loaded at the device's first use); else y may be partly written and the call fails to the CPU */
+    if (shim_kernel_passes() != passes && p->beta != 0.0f)
+        return err;
+    return p->trans ? rows_warp_launch(p) : cols_thread_launch(p);
+}
+
+extern "C" void shim_sgemv_preload(void)
+{
+    static std::atomic<unsigned long long> preloaded{0}; /* devices done, one bit each */
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
+        (void)cudaGetLastError();
+        return;
+    }
+    const unsigned long long bit = 1ull << device;
+    if (preloaded.load(std::memory_order_acquire) & bit)
+        return;
+    if (rows_warp_preload() == cudaSuccess && cols_thread_preload() == cudaSuccess &&
+        shim_kernel_ready((const void *)scale_kernel) == cudaSuccess)
+        preloaded.fetch_or(bit, std::memory_order_acq_rel);
 }

@@ -45,4 +45,9 @@ cudaError_t rows_warp_launch(const shim_sgemv_args *p)
     return cudaGetLastError();
 }
 
+cudaError_t rows_warp_preload()
+{
+    return shim_kernel_ready((const void *)rows_warp_kernel);
+}
+
 } // namespace shim_sgemv

@@ -106,6 +106,9 @@ inline long long ceil_div(long long a, long long b)
 /* Host entry points of the variants; registry.cu holds the one table that names them. */
 namespace shim_sgemv {
 cudaError_t rows_warp_launch(const shim_sgemv_args *p);
+/* the fallbacks' kernels loaded on the current device (registry.cu's shim_sgemv_preload) */
+cudaError_t rows_warp_preload();
+cudaError_t cols_thread_preload();
 cudaError_t rows_float4_launch(const shim_sgemv_args *p);
 template <int OUTS_PER_WARP>
 cudaError_t rows_multi_launch(const shim_sgemv_args *p);

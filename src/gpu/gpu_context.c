@@ -11,6 +11,8 @@
 #include "gpu_internal.h"
 #include "log.h"
 #include "sgemm_kernels.h"
+#include "sgemv_kernels.h"
+#include "vector_ops.h"
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static int usable;
@@ -231,9 +233,12 @@ shim_gpu_thread *shim_gpu_thread_state(const char **why)
     }
     pthread_setspecific(thread_key, t); /* (any non-NULL value: the destructor frees them all) */
     thread_states[dev] = t;
-    /* the kernels every sgemm can fall back to, loaded while the program may still leave the
-     * device memory to load them (kernels/common/kernel_load.h) */
+    /* the kernels every sgemm and sgemv can fall back to, and the strided vectors' gather and
+     * scatter, loaded while the program may still leave the device memory to load them
+     * (kernels/common/kernel_load.h); one refused is tried again at the next thread's first use */
     shim_sgemm_preload();
+    shim_sgemv_preload();
+    (void)shim_vector_ops_preload();
     return t;
 }
 

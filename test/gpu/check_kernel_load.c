@@ -10,6 +10,7 @@
  *      the fallback computes the call; a kernel loaded in case 1 runs as it is; C := beta * C
  *      (k == 0) runs on the kernel loaded at the device's first use;
  *   3. the memory free again: the variants refused in 2 load and run (they were not lost).
+ * The same for sgemv, whose fallback is the baseline of each form (rows_warp, cols_thread).
  * Exit 77 without a usable GPU. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "kernel_load.h"
 #include "reference.h"
 #include "sgemm_kernels.h"
+#include "sgemv_kernels.h"
 
 enum { MAX_HOGS = 8192 };
 
@@ -164,6 +166,91 @@ static void run_case(const char *label, const char *variant, const product *p, f
     free(c), free(ref), free(bound);
 }
 
+/* y := A x or A^T x (beta y added), column-major A with lda = m, contiguous vectors */
+typedef struct gemv {
+    int trans, m, n;
+    float *a, *x, *y0;
+    float *da, *dx, *dy;
+} gemv;
+
+static gemv make_gemv(int trans, int m, int n)
+{
+    gemv g;
+    memset(&g, 0, sizeof g);
+    g.trans = trans, g.m = m, g.n = n;
+    const size_t nx = trans ? m : n, ny = trans ? n : m;
+    g.a = malloc(sizeof(float) * (size_t)m * n);
+    g.x = malloc(sizeof(float) * nx);
+    g.y0 = malloc(sizeof(float) * ny);
+    test_fill(g.a, (size_t)m * n, &rng);
+    test_fill(g.x, nx, &rng);
+    test_fill(g.y0, ny, &rng);
+    g.da = device_copy(g.a, (size_t)m * n);
+    g.dx = device_copy(g.x, nx);
+    g.dy = device_copy(g.y0, ny);
+    return g;
+}
+
+static void free_gemv(gemv *g)
+{
+    TEST_CUDA(cudaFree(g->da));
+    TEST_CUDA(cudaFree(g->dx));
+    TEST_CUDA(cudaFree(g->dy));
+    free(g->a), free(g->x), free(g->y0);
+}
+
+static void run_gemv_case(const char *label, const char *variant, const gemv *g, float beta, int want_refused)
+{
+    cases++;
+    const size_t ny = g->trans ? g->n : g->m;
+    float *y = malloc(sizeof(float) * ny);
+    double *ref = malloc(sizeof(double) * ny), *bound = malloc(sizeof(double) * ny);
+    if (beta == 0.0f)
+        test_fill_poison(y, ny);
+    else
+        memcpy(y, g->y0, sizeof(float) * ny);
+    TEST_CUDA(cudaMemcpy(g->dy, y, sizeof(float) * ny, cudaMemcpyHostToDevice));
+    ref_sgemv(g->trans, g->m, g->n, 1.0f, g->a, g->m, g->x, 1, beta, g->y0, 1, ref, bound);
+    shim_sgemv_args args;
+    memset(&args, 0, sizeof args);
+    args.trans = g->trans, args.m = g->m, args.n = g->n, args.alpha = 1.0f, args.beta = beta;
+    args.a = g->da, args.lda = g->m, args.x = g->dx, args.y = g->dy;
+    const shim_sgemv_variant *v = shim_sgemv_find(variant);
+    int bad = 0;
+    if (!v || !v->accepts(&args) || shim_sgemv_work_bytes(v, &args) != 0) {
+        printf("FAIL %s: no variant %s taking the problem without workspace\n", label, variant);
+        failures++;
+        free(y), free(ref), free(bound);
+        return;
+    }
+    const unsigned long long refused_before = shim_kernel_refusals();
+    const cudaError_t err = shim_sgemv_run(v, &args);
+    const cudaError_t sync = cudaDeviceSynchronize();
+    const int refused = shim_kernel_refusals() != refused_before;
+    if (err != cudaSuccess || sync != cudaSuccess) {
+        printf("FAIL %s: %s returned %s, synchronize %s\n", label, variant, cudaGetErrorString(err),
+               cudaGetErrorString(sync));
+        bad = 1;
+    }
+    if (refused != want_refused) {
+        printf("FAIL %s: a kernel %s refused, want %s\n", label, refused ? "was" : "was not",
+               want_refused ? "one refused" : "none");
+        bad = 1;
+    }
+    if (!bad) {
+        TEST_CUDA(cudaMemcpy(y, g->dy, sizeof(float) * ny, cudaMemcpyDeviceToHost));
+        const long wrong = test_compare(label, y, 1, ref, bound, (long)ny, g->trans ? g->m : g->n, 2.0);
+        if (wrong) {
+            printf("FAIL %s: %ld wrong elements\n", label, wrong);
+            bad = 1;
+        }
+    }
+    if (!bad)
+        printf("PASS %s (%s%s)\n", label, variant, refused ? ", refused: the baseline ran" : "");
+    failures += bad;
+    free(y), free(ref), free(bound);
+}
+
 int main(void)
 {
     test_require_gpu();
@@ -172,13 +259,16 @@ int main(void)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     shim_sgemm_preload(); /* what the library does at a thread's first use of a device */
+    shim_sgemv_preload();
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    printf("the fallback's kernels loaded in %.2f ms\n", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+    printf("the fallbacks' kernels loaded in %.2f ms\n", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
 
     /* shapes off every tile; TN makes transpose_first copy A */
     product nn = make_product(0, 0, 333, 257, 129), tn = make_product(1, 0, 301, 263, 517),
             k0 = make_product(0, 0, 97, 45, 0);
+    gemv rows = make_gemv(1, 1031, 517), cols = make_gemv(0, 1029, 515);
     run_case("the device free: coarse_1d NN loads", "coarse_1d", &nn, 0.0f, 0);
+    run_gemv_case("the device free: sgemv rows_multi4 loads", "rows_multi4", &rows, 0.5f, 0);
 
     hog_device();
     const size_t left = free_device_bytes();
@@ -192,14 +282,20 @@ int main(void)
         run_case("device held: coarse_1d NN, loaded before", "coarse_1d", &nn, 0.5f, 0);
         run_case("device held: transpose_first TN, copy never loaded", "transpose_first", &tn, 0.0f, 1);
         run_case("device held: k == 0, C := 0.5 C", "coarse_2d", &k0, 0.5f, 0);
+        run_gemv_case("device held: sgemv rows_float4, never loaded, beta 0.5", "rows_float4", &rows, 0.5f, 1);
+        run_gemv_case("device held: sgemv cols_float4, never loaded, beta 0", "cols_float4", &cols, 0.0f, 1);
+        run_gemv_case("device held: sgemv rows_multi4, loaded before", "rows_multi4", &rows, 0.0f, 0);
     }
     release_device();
     printf("released: %.1f MiB free\n", free_device_bytes() / 1048576.0);
     run_case("device free again: coarse_2d NN loads", "coarse_2d", &nn, 0.0f, 0);
     run_case("device free again: coarse_2d TN loads", "coarse_2d", &tn, 0.5f, 0);
     run_case("device free again: transpose_first TN loads", "transpose_first", &tn, 0.0f, 0);
+    run_gemv_case("device free again: sgemv rows_float4 loads", "rows_float4", &rows, 0.5f, 0);
+    run_gemv_case("device free again: sgemv cols_float4 loads", "cols_float4", &cols, 0.0f, 0);
 
     free_product(&nn), free_product(&tn), free_product(&k0);
+    free_gemv(&rows), free_gemv(&cols);
     printf("check_kernel_load: %d cases, %d failures\n", cases, failures);
     return failures != 0;
 }
