@@ -113,8 +113,7 @@ template <size_t... I> constexpr std::array<bool, TILE_CONFIGS> built_table(std:
 constexpr std::array<bool, TILE_CONFIGS> cluster_built = built_table(std::make_index_sequence<TILE_CONFIGS>{});
 
 /* the device runs clusters, and this build's kernels for it have a body (machine code for compute
- * capability 9.0 or later, or PTX of it); asked once, unless the device had no memory to load the
- * kernel asked about (kernel_load.h): then no clusters for this call, and asked again at the next */
+ * capability 9.0 or later, or PTX of it); asked once */
 bool device_runs_clusters()
 {
     static std::atomic<int> usable{-1}; /* -1: not known yet */
@@ -126,12 +125,10 @@ bool device_runs_clusters()
     cudaFuncAttributes fa{};
     bool ok = cudaGetDevice(&device) == cudaSuccess &&
               cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9;
-    if (ok) {
-        const cudaError_t ready = shim_kernel_ready(kernel);
-        if (ready == cudaErrorMemoryAllocation)
-            return false;
-        ok = ready == cudaSuccess && cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.ptxVersion >= 90;
-    }
+    /* (the kernel's attributes, not its code: asked of a device the program had filled, they did
+     * not load it, H200, 2026-11-27. Loading it here through shim_kernel_ready, in the middle of a
+     * call, came with check_timeline failing: an upload landing 63 ms before it was packed) */
+    ok = ok && cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.ptxVersion >= 90;
     if (!ok)
         (void)cudaGetLastError(); /* ours: do not leave it for the caller's next check */
     usable.store(ok ? 1 : 0, std::memory_order_relaxed);
@@ -139,7 +136,7 @@ bool device_runs_clusters()
 }
 
 /* how many clusters of `splits` blocks of CFG's cluster kernel the device holds at once (0 where
- * the configuration has none; -1 where the device had no memory to load the kernel) */
+ * the configuration has none) */
 template <class CFG> int max_clusters_of(int splits)
 {
     constexpr int MA = LOAD_R16, MB = LOAD_K4; /* the NN form's modes stand for the others */
@@ -148,8 +145,6 @@ template <class CFG> int max_clusters_of(int splits)
     } else {
         void (*kernel)(const problem, const sched, float *) = split_cluster_kernel<CFG, MA, MB>;
         constexpr size_t smem = launch_smem<CFG, MA, MB, cluster_entry>();
-        if (shim_kernel_ready((const void *)kernel) == cudaErrorMemoryAllocation)
-            return -1; /* not on the device, nothing asked of it (kernel_load.h) */
         if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess ||
             cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0) != cudaSuccess) {
             (void)cudaGetLastError();
@@ -202,8 +197,6 @@ int cluster_split_max_active(int cfg, int splits)
     int n = capacity[cfg][splits].load(std::memory_order_relaxed);
     if (n < 0) {
         n = capacity_assumed.load(std::memory_order_relaxed) ? 0 : device_capacity[cfg](splits);
-        if (n < 0)
-            return 0; /* no clusters this time; asked again at the next call */
         capacity[cfg][splits].store(n, std::memory_order_relaxed);
     }
     return n;

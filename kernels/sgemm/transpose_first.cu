@@ -221,8 +221,6 @@ int copy_blocks_per_sm()
     static std::atomic<int> known{0};
     int n = known.load(std::memory_order_relaxed);
     if (n == 0) {
-        if (shim_kernel_ready((const void *)transpose_kernel<1>) != cudaSuccess)
-            return 1; /* not on the device yet (kernel_load.h): asked again next time */
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, transpose_kernel<1>, COPY_THREADS, 0) !=
                 cudaSuccess ||
             n < 1)
