@@ -38,6 +38,40 @@ unsigned long long shim_kernel_refusals(void);
 }
 #endif
 
+#ifdef __cplusplus
+#include <atomic>
+
+/* launch() (a variant's launch sequence), or where a kernel of it was refused, fallback() (kernels
+ * loaded at the device's first use) instead: if nothing of the sequence was launched, or if
+ * rewrite_whole (beta == 0: the output is written whole again); else launch()'s error, the call
+ * failing to the CPU, since the output may be partly written */
+template <class Launch, class Fallback>
+cudaError_t kernel_launch_or_fallback(Launch launch, Fallback fallback, bool rewrite_whole)
+{
+    const unsigned long long passes = shim_kernel_passes(), refusals = shim_kernel_refusals();
+    const cudaError_t err = launch();
+    if (err == cudaSuccess || shim_kernel_refusals() == refusals)
+        return err;
+    if (shim_kernel_passes() != passes && !rewrite_whole)
+        return err;
+    return fallback();
+}
+
+/* preload() (kernels loaded by shim_kernel_ready) once on the current device: remembered in done, a
+ * bit a device, only where it returned cudaSuccess, so a refused one is tried again next time */
+template <class Preload> void kernel_preload_once(std::atomic<unsigned long long> &done, Preload preload)
+{
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
+        (void)cudaGetLastError();
+        return;
+    }
+    const unsigned long long bit = 1ull << device;
+    if ((done.load(std::memory_order_acquire) & bit) == 0 && preload() == cudaSuccess)
+        done.fetch_or(bit, std::memory_order_acq_rel);
+}
+#endif
+
 /* return kernel's refusal from the enclosing function (which returns a cudaError_t) */
 #define SHIM_KERNEL_READY(kernel)                                                                                       \
     do {                                                                                                               \

@@ -544,31 +544,16 @@ extern "C" cudaError_t shim_sgemm_run(const shim_sgemm_variant *v, const shim_sg
     const size_t need = shim_sgemm_work_bytes(v, p);
     if (need && (!p->work || p->work_bytes < need))
         return cudaErrorInvalidValue;
-    const unsigned long long passes = shim_kernel_passes(), refusals = shim_kernel_refusals();
-    const cudaError_t err = v->launch(p);
-    if (err == cudaSuccess || shim_kernel_refusals() == refusals)
-        return err;
-    /* A kernel of v's was refused: the device has no memory to load it (kernel_load.h). Where
-     * nothing of v ran, or beta is 0 (C is written whole again), the fallback's kernels, loaded at
-     * the device's first use, take the call; else C may be partly written and the call fails (the
-     * CPU recomputes it). */
-    if (shim_kernel_passes() != passes && p->beta != 0.0f)
-        return err;
-    return launch_fallback(p);
+    /* a kernel of v's refused (the device has no memory to load it): the fallback plan */
+    return kernel_launch_or_fallback([&] { return v->launch(p); }, [&] { return launch_fallback(p); },
+                                     p->beta == 0.0f);
 }
 
 extern "C" void shim_sgemm_preload(void)
 {
-    static std::atomic<unsigned long long> preloaded{0}; /* devices done, one bit each */
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
-        (void)cudaGetLastError();
-        return;
-    }
-    const unsigned long long bit = 1ull << device;
-    if (preloaded.load(std::memory_order_acquire) & bit)
-        return;
-    /* not remembered where refused: the next thread's first use on the device tries again */
-    if (preload_fallback() == cudaSuccess && shim_kernel_ready((const void *)scale_c_kernel) == cudaSuccess)
-        preloaded.fetch_or(bit, std::memory_order_acq_rel);
+    static std::atomic<unsigned long long> preloaded{0};
+    kernel_preload_once(preloaded, [] {
+        const cudaError_t err = preload_fallback();
+        return err != cudaSuccess ? err : shim_kernel_ready((const void *)scale_c_kernel);
+    });
 }

@@ -220,30 +220,20 @@ extern "C" cudaError_t shim_sgemv_run(const shim_sgemv_variant *v, const shim_sg
     }
     if (!v || !v->accepts(p))
         return cudaErrorInvalidValue;
-    const unsigned long long passes = shim_kernel_passes(), refusals = shim_kernel_refusals();
-    const cudaError_t err = v->launch(p);
-    if (err == cudaSuccess || shim_kernel_refusals() == refusals)
-        return err;
-    /* a kernel of v's refused: the device has no memory to load it (kernel_load.h). Where nothing
-     * of v ran, or beta is 0, the baseline of its form takes the call (one kernel, no workspace,
-     * loaded at the device's first use); else y may be partly written and the call fails to the CPU */
-    if (shim_kernel_passes() != passes && p->beta != 0.0f)
-        return err;
-    return p->trans ? rows_warp_launch(p) : cols_thread_launch(p);
+    /* a kernel of v's refused (the device has no memory to load it): the baseline of its form (one
+     * kernel, no workspace) */
+    return kernel_launch_or_fallback([&] { return v->launch(p); },
+                                     [&] { return p->trans ? rows_warp_launch(p) : cols_thread_launch(p); },
+                                     p->beta == 0.0f);
 }
 
 extern "C" void shim_sgemv_preload(void)
 {
-    static std::atomic<unsigned long long> preloaded{0}; /* devices done, one bit each */
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
-        (void)cudaGetLastError();
-        return;
-    }
-    const unsigned long long bit = 1ull << device;
-    if (preloaded.load(std::memory_order_acquire) & bit)
-        return;
-    if (rows_warp_preload() == cudaSuccess && cols_thread_preload() == cudaSuccess &&
-        shim_kernel_ready((const void *)scale_kernel) == cudaSuccess)
-        preloaded.fetch_or(bit, std::memory_order_acq_rel);
+    static std::atomic<unsigned long long> preloaded{0};
+    kernel_preload_once(preloaded, [] {
+        cudaError_t err = rows_warp_preload();
+        if (err == cudaSuccess)
+            err = cols_thread_preload();
+        return err != cudaSuccess ? err : shim_kernel_ready((const void *)scale_kernel);
+    });
 }

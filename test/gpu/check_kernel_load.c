@@ -99,47 +99,27 @@ static void free_product(product *p)
     free(p->a), free(p->b), free(p->c0);
 }
 
-/* runs the variant named on p with beta (C from p->c0, or poisoned where beta is 0) and checks the
- * result and whether the run refused a kernel (want_refused: 1 yes, 0 no) */
-static void run_case(const char *label, const char *variant, const product *p, float beta, int want_refused)
+/* the output at a run's start, on the host and on the device: poisoned where beta is 0 (it must
+ * not be read), else its initial values */
+static float *start_output(float *dev, const float *initial, size_t len, float beta)
+{
+    float *out = malloc(sizeof(float) * len);
+    if (beta == 0.0f)
+        test_fill_poison(out, len);
+    else
+        memcpy(out, initial, sizeof(float) * len);
+    TEST_CUDA(cudaMemcpy(dev, out, sizeof(float) * len, cudaMemcpyHostToDevice));
+    return out;
+}
+
+/* a run's end: its error and the synchronisation's, whether it refused a kernel (since
+ * refused_before) against want_refused (1 yes, 0 no), then the output against float64; counts the
+ * case and says PASS or FAIL. Frees out, ref and bound. */
+static void finish_case(const char *label, const char *variant, int bad, cudaError_t err,
+                        unsigned long long refused_before, int want_refused, float *out, const float *dev,
+                        size_t len, double *ref, double *bound, int terms)
 {
     cases++;
-    const size_t nc = (size_t)p->m * p->n;
-    float *c = malloc(sizeof(float) * nc);
-    double *ref = malloc(sizeof(double) * nc), *bound = malloc(sizeof(double) * nc);
-    if (beta == 0.0f)
-        test_fill_poison(c, nc);
-    else
-        memcpy(c, p->c0, sizeof(float) * nc);
-    TEST_CUDA(cudaMemcpy(p->dc, c, sizeof(float) * nc, cudaMemcpyHostToDevice));
-    ref_sgemm(p->transa, p->transb, p->m, p->n, p->k, 1.0f, p->a, p->transa ? p->k : p->m, p->b,
-              p->transb ? p->n : p->k, beta, p->c0, p->m, ref, bound);
-
-    shim_sgemm_args args;
-    memset(&args, 0, sizeof args);
-    args.transa = p->transa, args.transb = p->transb;
-    args.m = p->m, args.n = p->n, args.k = p->k;
-    args.alpha = 1.0f, args.beta = beta;
-    args.a = p->da, args.lda = p->transa ? p->k : p->m;
-    args.b = p->db, args.ldb = p->transb ? p->n : p->k;
-    args.c = p->dc, args.ldc = p->m;
-    const shim_sgemm_variant *v = shim_sgemm_find(variant);
-    int bad = 0;
-    if (!v || !v->accepts(&args)) {
-        printf("FAIL %s: no variant %s taking the problem\n", label, variant);
-        failures++;
-        free(c), free(ref), free(bound);
-        return;
-    }
-    const size_t need = shim_sgemm_work_bytes(v, &args);
-    if (need > p->work_bytes) {
-        printf("FAIL %s: %s wants %zu bytes of workspace, the test has %zu\n", label, variant, need, p->work_bytes);
-        bad = 1;
-    }
-    args.work = need ? p->work : NULL;
-    args.work_bytes = need;
-    const unsigned long long refused_before = shim_kernel_refusals();
-    const cudaError_t err = bad ? cudaErrorInvalidValue : shim_sgemm_run(v, &args);
     const cudaError_t sync = cudaDeviceSynchronize();
     const int refused = shim_kernel_refusals() != refused_before;
     if (err != cudaSuccess || sync != cudaSuccess) {
@@ -153,8 +133,8 @@ static void run_case(const char *label, const char *variant, const product *p, f
         bad = 1;
     }
     if (!bad) {
-        TEST_CUDA(cudaMemcpy(c, p->dc, sizeof(float) * nc, cudaMemcpyDeviceToHost));
-        const long wrong = test_compare(label, c, 1, ref, bound, (long)nc, p->k, 2.0);
+        TEST_CUDA(cudaMemcpy(out, dev, sizeof(float) * len, cudaMemcpyDeviceToHost));
+        const long wrong = test_compare(label, out, 1, ref, bound, (long)len, terms, 2.0);
         if (wrong) {
             printf("FAIL %s: %ld wrong elements\n", label, wrong);
             bad = 1;
@@ -163,7 +143,38 @@ static void run_case(const char *label, const char *variant, const product *p, f
     if (!bad)
         printf("PASS %s (%s%s)\n", label, variant, refused ? ", refused: the fallback ran" : "");
     failures += bad;
-    free(c), free(ref), free(bound);
+    free(out), free(ref), free(bound);
+}
+
+/* runs the sgemm variant named on p with alpha 1 and beta and checks it (finish_case) */
+static void run_case(const char *label, const char *variant, const product *p, float beta, int want_refused)
+{
+    const size_t nc = (size_t)p->m * p->n;
+    double *ref = malloc(sizeof(double) * nc), *bound = malloc(sizeof(double) * nc);
+    float *c = start_output(p->dc, p->c0, nc, beta);
+    ref_sgemm(p->transa, p->transb, p->m, p->n, p->k, 1.0f, p->a, p->transa ? p->k : p->m, p->b,
+              p->transb ? p->n : p->k, beta, p->c0, p->m, ref, bound);
+    shim_sgemm_args args;
+    memset(&args, 0, sizeof args);
+    args.transa = p->transa, args.transb = p->transb;
+    args.m = p->m, args.n = p->n, args.k = p->k;
+    args.alpha = 1.0f, args.beta = beta;
+    args.a = p->da, args.lda = p->transa ? p->k : p->m;
+    args.b = p->db, args.ldb = p->transb ? p->n : p->k;
+    args.c = p->dc, args.ldc = p->m;
+    const shim_sgemm_variant *v = shim_sgemm_find(variant);
+    int bad = !v || !v->accepts(&args);
+    const size_t need = bad ? 0 : shim_sgemm_work_bytes(v, &args);
+    if (bad || need > p->work_bytes) {
+        printf("FAIL %s: no variant %s taking the problem with at most %zu bytes of workspace\n", label, variant,
+               p->work_bytes);
+        bad = 1;
+    }
+    args.work = need ? p->work : NULL;
+    args.work_bytes = need;
+    const unsigned long long refused_before = shim_kernel_refusals();
+    const cudaError_t err = bad ? cudaErrorInvalidValue : shim_sgemm_run(v, &args);
+    finish_case(label, variant, bad, err, refused_before, want_refused, c, p->dc, nc, ref, bound, p->k);
 }
 
 /* y := A x or A^T x (beta y added), column-major A with lda = m, contiguous vectors */
@@ -199,56 +210,25 @@ static void free_gemv(gemv *g)
     free(g->a), free(g->x), free(g->y0);
 }
 
+/* runs the sgemv variant named on g with alpha 1 and beta and checks it (finish_case) */
 static void run_gemv_case(const char *label, const char *variant, const gemv *g, float beta, int want_refused)
 {
-    cases++;
     const size_t ny = g->trans ? g->n : g->m;
-    float *y = malloc(sizeof(float) * ny);
     double *ref = malloc(sizeof(double) * ny), *bound = malloc(sizeof(double) * ny);
-    if (beta == 0.0f)
-        test_fill_poison(y, ny);
-    else
-        memcpy(y, g->y0, sizeof(float) * ny);
-    TEST_CUDA(cudaMemcpy(g->dy, y, sizeof(float) * ny, cudaMemcpyHostToDevice));
+    float *y = start_output(g->dy, g->y0, ny, beta);
     ref_sgemv(g->trans, g->m, g->n, 1.0f, g->a, g->m, g->x, 1, beta, g->y0, 1, ref, bound);
     shim_sgemv_args args;
     memset(&args, 0, sizeof args);
     args.trans = g->trans, args.m = g->m, args.n = g->n, args.alpha = 1.0f, args.beta = beta;
     args.a = g->da, args.lda = g->m, args.x = g->dx, args.y = g->dy;
     const shim_sgemv_variant *v = shim_sgemv_find(variant);
-    int bad = 0;
-    if (!v || !v->accepts(&args) || shim_sgemv_work_bytes(v, &args) != 0) {
+    const int bad = !v || !v->accepts(&args) || shim_sgemv_work_bytes(v, &args) != 0;
+    if (bad)
         printf("FAIL %s: no variant %s taking the problem without workspace\n", label, variant);
-        failures++;
-        free(y), free(ref), free(bound);
-        return;
-    }
     const unsigned long long refused_before = shim_kernel_refusals();
-    const cudaError_t err = shim_sgemv_run(v, &args);
-    const cudaError_t sync = cudaDeviceSynchronize();
-    const int refused = shim_kernel_refusals() != refused_before;
-    if (err != cudaSuccess || sync != cudaSuccess) {
-        printf("FAIL %s: %s returned %s, synchronize %s\n", label, variant, cudaGetErrorString(err),
-               cudaGetErrorString(sync));
-        bad = 1;
-    }
-    if (refused != want_refused) {
-        printf("FAIL %s: a kernel %s refused, want %s\n", label, refused ? "was" : "was not",
-               want_refused ? "one refused" : "none");
-        bad = 1;
-    }
-    if (!bad) {
-        TEST_CUDA(cudaMemcpy(y, g->dy, sizeof(float) * ny, cudaMemcpyDeviceToHost));
-        const long wrong = test_compare(label, y, 1, ref, bound, (long)ny, g->trans ? g->m : g->n, 2.0);
-        if (wrong) {
-            printf("FAIL %s: %ld wrong elements\n", label, wrong);
-            bad = 1;
-        }
-    }
-    if (!bad)
-        printf("PASS %s (%s%s)\n", label, variant, refused ? ", refused: the baseline ran" : "");
-    failures += bad;
-    free(y), free(ref), free(bound);
+    const cudaError_t err = bad ? cudaErrorInvalidValue : shim_sgemv_run(v, &args);
+    finish_case(label, variant, bad, err, refused_before, want_refused, y, g->dy, ny, ref, bound,
+                g->trans ? g->m : g->n);
 }
 
 int main(void)
