@@ -27,3 +27,11 @@ void test_cuda_check(int err, const char *what, const char *file, int line)
         exit(1);
     }
 }
+
+float *test_device_copy(const float *h, unsigned long n)
+{
+    float *d;
+    TEST_CUDA(cudaMalloc((void **)&d, sizeof(float) * n));
+    TEST_CUDA(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice));
+    return d;
+}

@@ -9,5 +9,7 @@ void test_require_gpu(void);
 /* aborts the test with a message when a CUDA runtime call failed */
 #define TEST_CUDA(call) test_cuda_check((int)(call), #call, __FILE__, __LINE__)
 void test_cuda_check(int err, const char *what, const char *file, int line);
+/* a device copy of the n floats at h (cudaMalloc'd; the test frees it with cudaFree) */
+float *test_device_copy(const float *h, unsigned long n);
 
 #endif

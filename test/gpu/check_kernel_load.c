@@ -62,14 +62,6 @@ typedef struct product {
     size_t work_bytes;
 } product;
 
-static float *device_copy(const float *h, size_t n)
-{
-    float *d;
-    TEST_CUDA(cudaMalloc((void **)&d, sizeof(float) * n + 16));
-    TEST_CUDA(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice));
-    return d;
-}
-
 static product make_product(int transa, int transb, int m, int n, int k)
 {
     product p;
@@ -82,9 +74,9 @@ static product make_product(int transa, int transb, int m, int n, int k)
     test_fill(p.a, na, &rng);
     test_fill(p.b, nb, &rng);
     test_fill(p.c0, nc, &rng);
-    p.da = device_copy(p.a, na);
-    p.db = device_copy(p.b, nb);
-    p.dc = device_copy(p.c0, nc);
+    p.da = test_device_copy(p.a, na);
+    p.db = test_device_copy(p.b, nb);
+    p.dc = test_device_copy(p.c0, nc);
     p.work_bytes = (size_t)64 << 20;
     TEST_CUDA(cudaMalloc(&p.work, p.work_bytes));
     return p;
@@ -196,9 +188,9 @@ static gemv make_gemv(int trans, int m, int n)
     test_fill(g.a, (size_t)m * n, &rng);
     test_fill(g.x, nx, &rng);
     test_fill(g.y0, ny, &rng);
-    g.da = device_copy(g.a, (size_t)m * n);
-    g.dx = device_copy(g.x, nx);
-    g.dy = device_copy(g.y0, ny);
+    g.da = test_device_copy(g.a, (size_t)m * n);
+    g.dx = test_device_copy(g.x, nx);
+    g.dy = test_device_copy(g.y0, ny);
     return g;
 }
 

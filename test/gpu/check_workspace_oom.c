@@ -65,14 +65,6 @@ typedef struct product {
     double *ref, *bound;
 } product;
 
-static float *device_copy(const float *h, size_t n)
-{
-    float *d;
-    TEST_CUDA(cudaMalloc((void **)&d, sizeof(float) * n));
-    TEST_CUDA(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice));
-    return d;
-}
-
 static product make_product(int transa, int transb, int m, int n, int k)
 {
     product p;
@@ -87,8 +79,8 @@ static product make_product(int transa, int transb, int m, int n, int k)
     test_fill(p.b, nb, &rng);
     ref_sgemm(transa, transb, m, n, k, 1.0f, p.a, transa ? k : m, p.b, transb ? n : k, 0.0f, NULL, m, p.ref,
               p.bound);
-    p.da = device_copy(p.a, na);
-    p.db = device_copy(p.b, nb);
+    p.da = test_device_copy(p.a, na);
+    p.db = test_device_copy(p.b, nb);
     TEST_CUDA(cudaMalloc((void **)&p.dc, sizeof(float) * nc));
     return p;
 }
