@@ -10,8 +10,9 @@
  * SHIM_KERNEL_LOAD_HEADROOM bytes free, and otherwise refused with cudaErrorMemoryAllocation
  * without being touched, so it loads at a later call when memory is there. A kernel whose load
  * failed all the same is refused on that device from then on. The caller of a refused launch has
- * launched nothing of it: an sgemm falls back to kernels loaded at the device's first use
- * (shim_sgemm_preload), the others fail on the GPU and are recomputed on the CPU. */
+ * launched nothing of that kernel: an sgemm or sgemv falls back to kernels loaded at a thread's first
+ * use of the device (shim_sgemm_preload, shim_sgemv_preload; kernel_launch_or_fallback below), any
+ * other refused call fails on the GPU and is recomputed on the CPU. */
 #ifndef SHIM_KERNEL_LOAD_H
 #define SHIM_KERNEL_LOAD_H
 
