@@ -687,11 +687,11 @@ struct launch_at {
 };
 
 /* kernel over at's grid in clusters of at.cluster consecutive blocks (compute capability 9.0 and
- * later), a programmatic dependent where at.dependent; the launch's error, none left behind */
+ * later), a programmatic dependent where at.dependent; the launch's error, none left behind. The
+ * caller has the kernel loaded (launch_modes: smem_attribute_once) */
 template <typename... Params, typename... Args>
 cudaError_t launch_clustered(void (*kernel)(Params...), const launch_at &at, int threads, size_t smem, Args... args)
 {
-    SHIM_KERNEL_READY(kernel);
     cudaLaunchAttribute attr[2];
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = (unsigned)at.cluster;
@@ -741,10 +741,10 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
         constexpr size_t smem = launch_smem<CFG, MA, MB, ENTRY>();
         void (*kernel)(const problem, const sched, float *) = ENTRY<CFG, MA, MB>::kernel();
         static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
+        /* (also loads the kernel at its first use on the device, or refuses it: kernel_load.h) */
         const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
         if (err != cudaSuccess)
             return err;
-        SHIM_KERNEL_READY(kernel);
         if (at.cluster > 1)
             return launch_clustered(kernel, at, CFG::THREADS, smem, q, sc, ws);
         if (at.dependent)

@@ -309,7 +309,8 @@ template <int PENDING> __device__ __forceinline__ void cp_async_wait()
 
 /* Raises a kernel's dynamic shared memory limit to bytes and prefers the largest shared-memory
  * carveout, once per device (the attributes are a device's): configured is the caller's own static,
- * one per kernel. Not remembered on failure, so a later call retries. */
+ * one per kernel. Not remembered on failure, so a later call retries. Loads the kernel on the device
+ * first (shim_kernel_ready, kernel_load.h), so a caller launching it needs no check of its own. */
 template <typename Kernel>
 inline cudaError_t smem_attribute_once(Kernel *kernel, int bytes, std::atomic<unsigned long long> &configured)
 {

@@ -230,13 +230,13 @@ cudaError_t launch_split_cluster(const shim_sgemm_args *p, const plan &pl)
     load_modes(p, q, config(pl.cfg), ma, mb);
     const cudaError_t err =
         launchers[pl.cfg](ma, mb, q, sc, nullptr, launch_at{(int)blocks, p->stream, p->dependent != 0, pl.splits});
-    if (err == cudaSuccess)
+    /* a kernel refused for want of device memory to load it goes back to shim_sgemm_run, whose
+     * fallback covers every variant (kernel_load.h) */
+    if (err == cudaSuccess || err == cudaErrorMemoryAllocation)
         return err;
-    /* Refused before anything ran (the launch's error is synchronous): the kernel could not be
-     * loaded, as under lazy module loading where the program holds all of the device's memory (H200,
-     * 2026-11-27: check_workspace_oom failed twice so, the second time with the memory free again), or
-     * the device refuses the cluster. Clusters leave every later plan, and this one's tiles run
-     * data-parallel, which needs no workspace either. */
+    /* Refused before anything ran (the launch's error is synchronous): the device refuses the
+     * cluster. Clusters leave every later plan, and this one's tiles run data-parallel, which needs
+     * no workspace either. */
     (void)cudaGetLastError();
     clusters_refused.store(true, std::memory_order_relaxed);
     return launch_plan(p, plan_dp(p, pl.cfg));

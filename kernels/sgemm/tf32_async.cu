@@ -203,7 +203,6 @@ template <int PASSES, bool KCA, bool KCB> cudaError_t launch_layout(const proble
     const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
     if (err != cudaSuccess)
         return err;
-    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)blocks, THREADS, smem, stream>>>(q, tiles_m);
     return cudaGetLastError();
 }

@@ -280,7 +280,6 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
         return err;
     const int tiles_m = (int)blocks_of(p->m), tiles_n = (int)blocks_of(p->n);
     const int splits = (im.ktiles + im.kslice - 1) / im.kslice;
-    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)((int64_t)tiles_m * tiles_n * splits), THREADS, S::SMEM, p->stream>>>(q, p->transa, p->transb, im,
                                                                                              tiles_m, tiles_n);
     err = cudaGetLastError();

@@ -460,7 +460,6 @@ template <int PASSES, int BM, bool KCA, bool KCB> cudaError_t launch_layout(cons
         return err;
     const problem q = make_problem(p);
     float *sums = g.splits > 1 ? sums_of(p) : nullptr;
-    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)((int64_t)g.tiles_m * g.tiles_n * g.splits), THREADS, shape<PASSES>::SMEM, p->stream>>>(
         map_a, map_b, q, g.tiles_m, g.kslice, g.splits, sums);
     err = cudaGetLastError();

@@ -206,7 +206,6 @@ cudaError_t launch_layout(const problem &q, int tiles_m, int blocks, cudaStream_
     const cudaError_t err = smem_attribute_once(kernel, SMEM_BYTES, configured);
     if (err != cudaSuccess)
         return err;
-    SHIM_KERNEL_READY(kernel);
     kernel<<<(unsigned)blocks, THREADS, SMEM_BYTES, stream>>>(q, tiles_m);
     return cudaGetLastError();
 }
