@@ -59,17 +59,24 @@ cudaError_t kernel_launch_or_fallback(Launch launch, Fallback fallback, bool rew
 }
 
 /* preload() (kernels loaded by shim_kernel_ready) once on the current device: remembered in done, a
- * bit a device, only where it returned cudaSuccess, so a refused one is tried again next time */
-template <class Preload> void kernel_preload_once(std::atomic<unsigned long long> &done, Preload preload)
+ * bit a device, only where it returned cudaSuccess, so a refused one is tried again next time.
+ * cudaSuccess where the kernels are loaded (now or before), else preload()'s refusal */
+template <class Preload>
+cudaError_t kernel_preload_once(std::atomic<unsigned long long> &done, Preload preload)
 {
     int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess || device < 0 || device >= 64) {
         (void)cudaGetLastError();
-        return;
+        return err != cudaSuccess ? err : cudaErrorInvalidDevice;
     }
     const unsigned long long bit = 1ull << device;
-    if ((done.load(std::memory_order_acquire) & bit) == 0 && preload() == cudaSuccess)
+    if (done.load(std::memory_order_acquire) & bit)
+        return cudaSuccess;
+    err = preload();
+    if (err == cudaSuccess)
         done.fetch_or(bit, std::memory_order_acq_rel);
+    return err;
 }
 #endif
 

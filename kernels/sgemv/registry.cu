@@ -227,10 +227,10 @@ extern "C" cudaError_t shim_sgemv_run(const shim_sgemv_variant *v, const shim_sg
                                      p->beta == 0.0f);
 }
 
-extern "C" void shim_sgemv_preload(void)
+extern "C" cudaError_t shim_sgemv_preload(void)
 {
     static std::atomic<unsigned long long> preloaded{0};
-    kernel_preload_once(preloaded, [] {
+    return kernel_preload_once(preloaded, [] {
         cudaError_t err = rows_warp_preload();
         if (err == cudaSuccess)
             err = cols_thread_preload();

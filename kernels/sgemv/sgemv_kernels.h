@@ -52,12 +52,13 @@ const shim_sgemv_variant *shim_sgemv_find(const char *name);
 /* the variant the library uses for p (never NULL for a valid p) */
 const shim_sgemv_variant *shim_sgemv_select(const shim_sgemv_args *p);
 size_t shim_sgemv_work_bytes(const shim_sgemv_variant *v, const shim_sgemv_args *p);
-/* runs v on p, including the alpha == 0 rule (y := beta * y without touching A or x) */
-/* runs v on p; where the device has no memory to load a kernel of v's, the baseline of p's form
- * (rows_warp or cols_thread) instead (kernels/common/kernel_load.h) */
+/* runs v on p, including the alpha == 0 rule (y := beta * y without touching A or x); where the
+ * device has no memory to load a kernel of v's, the baseline of p's form (rows_warp or
+ * cols_thread) instead (kernels/common/kernel_load.h) */
 cudaError_t shim_sgemv_run(const shim_sgemv_variant *v, const shim_sgemv_args *p);
-/* loads on the current device the kernels of those baselines and of y := beta * y, once a device */
-void shim_sgemv_preload(void);
+/* loads on the current device the kernels of those baselines and of y := beta * y, once a device
+ * (as shim_sgemm_preload); cudaSuccess once they are loaded */
+cudaError_t shim_sgemv_preload(void);
 
 #ifdef __cplusplus
 }

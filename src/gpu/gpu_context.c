@@ -207,13 +207,26 @@ int shim_gpu_pointer_device(const void *p)
     return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ? attr.device : -1;
 }
 
+/* the kernels every sgemm and sgemv can fall back to, and the strided vectors' gather and scatter,
+ * loaded at a thread's first use of a device, while the program may still leave the device memory
+ * to load them (kernels/common/kernel_load.h); where they were refused (a program that filled its
+ * device before its first BLAS call), at each of the thread's later GPU calls until they load */
+static void load_fallbacks(shim_gpu_thread *t)
+{
+    t->fallbacks_loaded = shim_sgemm_preload() == cudaSuccess && shim_sgemv_preload() == cudaSuccess &&
+                          shim_vector_ops_preload() == cudaSuccess;
+}
+
 shim_gpu_thread *shim_gpu_thread_state(const char **why)
 {
     if (!shim_gpu_usable(why))
         return NULL;
     const int dev = current_device();
-    if (thread_states[dev])
+    if (thread_states[dev]) {
+        if (!thread_states[dev]->fallbacks_loaded)
+            load_fallbacks(thread_states[dev]);
         return thread_states[dev];
+    }
     shim_gpu_thread *t = calloc(1, sizeof *t);
     if (!t) {
         *why = "out of host memory";
@@ -233,12 +246,7 @@ shim_gpu_thread *shim_gpu_thread_state(const char **why)
     }
     pthread_setspecific(thread_key, t); /* (any non-NULL value: the destructor frees them all) */
     thread_states[dev] = t;
-    /* the kernels every sgemm and sgemv can fall back to, and the strided vectors' gather and
-     * scatter, loaded while the program may still leave the device memory to load them
-     * (kernels/common/kernel_load.h); one refused is tried again at the next thread's first use */
-    shim_sgemm_preload();
-    shim_sgemv_preload();
-    (void)shim_vector_ops_preload();
+    load_fallbacks(t);
     return t;
 }
 

@@ -37,6 +37,7 @@ typedef struct shim_gpu_thread {
     int ring_next;
     void *work; /* the kernels' workspace, kept from call to call while small */
     size_t work_bytes;
+    int fallbacks_loaded; /* the kernels every call can fall back to are loaded on this device */
 } shim_gpu_thread;
 
 /* the thread's streams, in the order they are waited for after a failure (copy-in and copies from

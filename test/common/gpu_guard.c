@@ -35,3 +35,39 @@ float *test_device_copy(const float *h, unsigned long n)
     TEST_CUDA(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice));
     return d;
 }
+
+enum { MAX_HELD = 8192 };
+static void *held[MAX_HELD];
+static int nheld;
+
+unsigned long test_hold_device(void)
+{
+    unsigned long bytes = 0;
+    for (size_t piece = (size_t)1 << 30; piece >= ((size_t)1 << 20); piece /= 2)
+        while (nheld < MAX_HELD && cudaMalloc(&held[nheld], piece) == cudaSuccess) {
+            nheld++;
+            bytes += piece;
+        }
+    (void)cudaGetLastError(); /* the refusals are the test's own */
+    return bytes;
+}
+
+unsigned long test_free_device_bytes(void)
+{
+    size_t free_bytes = 0, total = 0;
+    TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
+    return free_bytes;
+}
+
+void test_release_held_until(unsigned long bytes)
+{
+    while (nheld > 0 && test_free_device_bytes() < bytes)
+        TEST_CUDA(cudaFree(held[--nheld]));
+}
+
+void test_release_held(void)
+{
+    for (int i = 0; i < nheld; i++)
+        TEST_CUDA(cudaFree(held[i]));
+    nheld = 0;
+}

@@ -12,4 +12,14 @@ void test_cuda_check(int err, const char *what, const char *file, int line);
 /* a device copy of the n floats at h (cudaMalloc'd; the test frees it with cudaFree) */
 float *test_device_copy(const float *h, unsigned long n);
 
+/* The program holding its device's memory, as a CUDA program may before or between BLAS calls:
+ * test_hold_device takes every allocation it can get, large pieces first, down to 1 MB, and returns
+ * the bytes it holds; test_release_held_until gives back its smallest pieces until at least `bytes`
+ * of the device are free; test_release_held gives back all of them. */
+unsigned long test_hold_device(void);
+void test_release_held_until(unsigned long bytes);
+void test_release_held(void);
+/* the device memory free now */
+unsigned long test_free_device_bytes(void);
+
 #endif

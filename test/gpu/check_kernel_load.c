@@ -24,33 +24,8 @@
 #include "sgemm_kernels.h"
 #include "sgemv_kernels.h"
 
-enum { MAX_HOGS = 8192 };
-
-static void *hogs[MAX_HOGS];
-static int nhogs, cases, failures;
+static int cases, failures;
 static uint64_t rng;
-
-static void hog_device(void)
-{
-    for (size_t piece = (size_t)1 << 30; piece >= ((size_t)1 << 20); piece /= 2)
-        while (nhogs < MAX_HOGS && cudaMalloc(&hogs[nhogs], piece) == cudaSuccess)
-            nhogs++;
-    (void)cudaGetLastError(); /* the refusals are this test's own */
-}
-
-static void release_device(void)
-{
-    for (int i = 0; i < nhogs; i++)
-        TEST_CUDA(cudaFree(hogs[i]));
-    nhogs = 0;
-}
-
-static size_t free_device_bytes(void)
-{
-    size_t free_bytes = 0, total = 0;
-    TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
-    return free_bytes;
-}
 
 /* one product's operands, on the host and on the device; the workspace any variant here needs is
  * allocated with them, before the device is held */
@@ -242,8 +217,8 @@ int main(void)
     run_case("the device free: coarse_1d NN loads", "coarse_1d", &nn, 0.0f, 0);
     run_gemv_case("the device free: sgemv rows_multi4 loads", "rows_multi4", &rows, 0.5f, 0);
 
-    hog_device();
-    const size_t left = free_device_bytes();
+    test_hold_device();
+    const size_t left = test_free_device_bytes();
     printf("holding the device: %.1f MiB left\n", left / 1048576.0);
     if (left >= SHIM_KERNEL_LOAD_HEADROOM) {
         printf("FAIL could not hold the device below %zu MiB free\n", SHIM_KERNEL_LOAD_HEADROOM >> 20);
@@ -258,8 +233,8 @@ int main(void)
         run_gemv_case("device held: sgemv cols_float4, never loaded, beta 0", "cols_float4", &cols, 0.0f, 1);
         run_gemv_case("device held: sgemv rows_multi4, loaded before", "rows_multi4", &rows, 0.0f, 0);
     }
-    release_device();
-    printf("released: %.1f MiB free\n", free_device_bytes() / 1048576.0);
+    test_release_held();
+    printf("released: %.1f MiB free\n", test_free_device_bytes() / 1048576.0);
     run_case("device free again: coarse_2d NN loads", "coarse_2d", &nn, 0.0f, 0);
     run_case("device free again: coarse_2d TN loads", "coarse_2d", &tn, 0.5f, 0);
     run_case("device free again: transpose_first TN loads", "transpose_first", &tn, 0.0f, 0);

@@ -20,43 +20,8 @@
 #include "reference.h"
 #include "shimblas.h"
 
-enum { MAX_HOGS = 8192 };
-
-static void *hogs[MAX_HOGS];
-static int nhogs;
 static int failures;
 static uint64_t rng;
-
-/* takes every device allocation it can get, large pieces first, down to 1 MB */
-static size_t hog_device(void)
-{
-    size_t held = 0;
-    for (size_t piece = (size_t)1 << 30; piece >= ((size_t)1 << 20); piece /= 2)
-        while (nhogs < MAX_HOGS && cudaMalloc(&hogs[nhogs], piece) == cudaSuccess) {
-            nhogs++;
-            held += piece;
-        }
-    (void)cudaGetLastError(); /* the refusals are this test's own */
-    return held;
-}
-
-/* gives back the program's smallest pieces until at least `bytes` of the device are free */
-static void release_until_free(size_t bytes)
-{
-    size_t free_bytes = 0, total = 0;
-    TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
-    while (nhogs > 0 && free_bytes < bytes) {
-        TEST_CUDA(cudaFree(hogs[--nhogs]));
-        TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
-    }
-}
-
-static void release_device(void)
-{
-    for (int i = 0; i < nhogs; i++)
-        TEST_CUDA(cudaFree(hogs[i]));
-    nhogs = 0;
-}
 
 typedef struct product {
     int transa, transb, m, n, k;
@@ -128,13 +93,6 @@ static void checked_call(const char *label, const product *p)
     free(c);
 }
 
-static size_t free_device_bytes(void)
-{
-    size_t free_bytes = 0, total = 0;
-    TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
-    return free_bytes;
-}
-
 int main(void)
 {
     test_require_gpu();
@@ -146,19 +104,19 @@ int main(void)
     checked_call("1x1x1 NN, the library's first call", &tiny);
 
     product p = make_product(1, 0, 1000, 1000, 1000); /* TN: A copied, 3.9 MB */
-    const size_t held = hog_device();
-    printf("holding %.1f GiB of device memory, %.1f MiB left\n", held / 1073741824.0, free_device_bytes() / 1048576.0);
+    const size_t held = test_hold_device();
+    printf("holding %.1f GiB of device memory, %.1f MiB left\n", held / 1073741824.0, test_free_device_bytes() / 1048576.0);
     checked_call("1000^3 TN, no device memory left for the workspace", &p);
-    release_device();
+    test_release_held();
     checked_call("1000^3 TN, the workspace there", &p);
     free_product(&p);
 
     product big = make_product(0, 0, 16, 8192, 4096); /* NN: B copied, 128 MB */
-    hog_device();
-    release_until_free((size_t)384 << 20);
-    size_t free_before = free_device_bytes();
+    test_hold_device();
+    test_release_held_until((size_t)384 << 20);
+    size_t free_before = test_free_device_bytes();
     checked_call("16x8192x4096 NN, a 128 MB workspace, 384 MB of the device free", &big);
-    size_t free_after = free_device_bytes();
+    size_t free_after = test_free_device_bytes();
     if (free_after + ((size_t)16 << 20) < free_before) {
         printf("FAIL 16x8192x4096 NN: %.1f MiB of the little device memory left still held after the call\n",
                (free_before - free_after) / 1048576.0);
@@ -168,10 +126,10 @@ int main(void)
                "after)\n",
                free_before / 1048576.0, free_after / 1048576.0);
     }
-    release_device();
-    free_before = free_device_bytes();
+    test_release_held();
+    free_before = test_free_device_bytes();
     checked_call("16x8192x4096 NN, a 128 MB workspace, the device free", &big);
-    free_after = free_device_bytes();
+    free_after = test_free_device_bytes();
     if (free_after + ((size_t)100 << 20) > free_before) {
         printf("FAIL 16x8192x4096 NN, device free: the workspace was not kept for the next call (free %.1f MiB "
                "before, %.1f after)\n",
