@@ -215,7 +215,13 @@ bool cluster_placement_ok(const plan &pl)
     if (cap < 1 || blocks < 1)
         return false;
     const int64_t waves = ceil_div(blocks, slots), last = blocks - (waves - 1) * slots;
-    return ceil_div(blocks, cap) == waves && ceil_div(last, sms) == c.blocks_per_sm;
+    if (ceil_div(blocks, cap) != waves)
+        return false;
+    /* two slices over two waves or more, K from 1000 (where it was measured): the pairs of blocks
+     * pack no worse than the tiles do (0.959-0.976 of the reduction's time, 216 pairs) */
+    if (pl.splits == 2 && waves >= 2 && (int64_t)pl.kslice * pl.splits >= 1000)
+        return true;
+    return ceil_div(last, sms) == c.blocks_per_sm;
 }
 
 bool plan_usable(const plan &pl)
