@@ -65,6 +65,17 @@ void test_release_held_until(unsigned long bytes)
         TEST_CUDA(cudaFree(held[--nheld]));
 }
 
+void test_hold_device_leaving(unsigned long bytes)
+{
+    test_hold_device();
+    test_release_held_until(bytes);
+    /* the last piece given back may be larger than what was wanted: take 1 MiB pieces again */
+    while (nheld < MAX_HELD && test_free_device_bytes() >= bytes + ((unsigned long)2 << 20) &&
+           cudaMalloc(&held[nheld], (size_t)1 << 20) == cudaSuccess)
+        nheld++;
+    (void)cudaGetLastError();
+}
+
 void test_release_held(void)
 {
     for (int i = 0; i < nheld; i++)

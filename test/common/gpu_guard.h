@@ -18,6 +18,8 @@ float *test_device_copy(const float *h, unsigned long n);
  * of the device are free; test_release_held gives back all of them. */
 unsigned long test_hold_device(void);
 void test_release_held_until(unsigned long bytes);
+/* holds all of the device but about `bytes` (at least that, less than 2 MiB more) */
+void test_hold_device_leaving(unsigned long bytes);
 void test_release_held(void);
 /* the device memory free now */
 unsigned long test_free_device_bytes(void);

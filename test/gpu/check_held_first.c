@@ -9,7 +9,9 @@
  *   2. the memory free: the same forms run on the GPU (the kernels refused in 1 load now: none was
  *      lost), and the fallbacks load with them;
  *   3. held again: forms not run before (other transposes, strided vectors), whose kernels were
- *      never loaded, run on the GPU all the same, on the fallbacks loaded in 2.
+ *      never loaded, run on the GPU all the same, on the fallbacks loaded in 2. (Which sgemm
+ *      variant a small shape gets is the selector's: meson runs this program a second time with
+ *      SHIMBLAS_SGEMM_KERNEL naming a pipelined variant, whose kernels differ by transposes.)
  * Exit 77 without a usable GPU. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -37,12 +39,11 @@ static const char *judge(const shimblas_counts *b, const shimblas_counts *a, int
 
 static void hold(tc_tally *t, const char *when)
 {
-    test_hold_device();
     /* below the library's headroom for loading a kernel, above what a case's operands take */
-    test_release_held_until(SHIM_KERNEL_LOAD_HEADROOM / 2);
+    test_hold_device_leaving(SHIM_KERNEL_LOAD_HEADROOM / 2);
     const unsigned long left = test_free_device_bytes();
     printf("%s: %.1f MiB of the device free\n", when, left / 1048576.0);
-    const int held = left < SHIM_KERNEL_LOAD_HEADROOM && left >= ((unsigned long)4 << 20);
+    const int held = left < SHIM_KERNEL_LOAD_HEADROOM && left >= SHIM_KERNEL_LOAD_HEADROOM / 4;
     tc_verdict(t, "the device held below the load headroom, a few MiB left for the operands", 0,
                held ? NULL : "free memory out of that range");
 }
