@@ -9,6 +9,7 @@
 #include "config.h"
 #include "gpu.h"
 #include "gpu_internal.h"
+#include "kernel_load.h"
 #include "log.h"
 #include "sgemm_kernels.h"
 #include "sgemv_kernels.h"
@@ -176,6 +177,16 @@ int shim_gpu_fail(cudaError_t err, const char *what, const char **why)
     if (err == cudaSuccess)
         return 0;
     snprintf(thread_why, sizeof thread_why, "%s: %s", what, cudaGetErrorString(err));
+    *why = thread_why;
+    return -1;
+}
+
+int shim_gpu_fail_run(cudaError_t err, const char *variant, unsigned long long refusals, const char **why)
+{
+    if (err != cudaErrorMemoryAllocation || shim_kernel_refusals() == refusals)
+        return shim_gpu_fail(err, variant, why);
+    snprintf(thread_why, sizeof thread_why, "%s: less than %zu MiB of device memory free to load its kernels",
+             variant, SHIM_KERNEL_LOAD_HEADROOM >> 20);
     *why = thread_why;
     return -1;
 }

@@ -67,6 +67,9 @@ shim_gpu_thread *shim_gpu_thread_state(const char **why);
 
 /* turns a CUDA error into a failure with a message in thread-local storage: returns 0 on success */
 int shim_gpu_fail(cudaError_t err, const char *what, const char **why);
+/* shim_gpu_fail for a variant's run: where a kernel of it (and of its fallback) was refused for want of
+ * memory to load it (shim_kernel_refusals() past refusals), says so rather than "out of memory" */
+int shim_gpu_fail_run(cudaError_t err, const char *variant, unsigned long long refusals, const char **why);
 
 /* device memory from shimblas's own stream-ordered pool (memory returns to the pool, not the
  * driver, so steady-state calls allocate nothing); honours SHIMBLAS_DEVICE_MEMORY */

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "gpu_internal.h"
 #include "gpu_pipeline.h"
+#include "kernel_load.h"
 
 /* says once on stderr that the forced name is unknown, listing the known ones: variants is a
  * family's registry (count entries of stride bytes, each starting with its const char *name) */
@@ -60,7 +61,8 @@ void shim_report_unknown_kernel(const char *variable, const char *name, const vo
                 return -1;                                                                                             \
             args->work_bytes = 0;                                                                                      \
         }                                                                                                              \
-        return shim_gpu_fail(shim_##family##_run(v, args), v->name, why);                                              \
+        const unsigned long long refusals = shim_kernel_refusals();                                                    \
+        return shim_gpu_fail_run(shim_##family##_run(v, args), v->name, refusals, why);                                \
     }
 
 #endif
