@@ -40,8 +40,10 @@ static __thread shim_gpu_thread *thread_states[SHIM_MAX_DEVICES]; /* per device 
  * again: a new pool, kernels loaded anew, and a new epoch, which retires every thread's state made
  * before it (dropped without a CUDA call: its handles died with the old context). */
 typedef CUresult (*ctx_current_fn)(CUcontext *);
+typedef CUresult (*ctx_set_current_fn)(CUcontext);
 typedef CUresult (*ctx_id_fn)(CUcontext, unsigned long long *);
 static ctx_current_fn ctx_current;
+static ctx_set_current_fn ctx_set_current;
 static ctx_id_fn ctx_id;
 static _Atomic unsigned long long device_context[SHIM_MAX_DEVICES]; /* the id the device's state is of */
 static CUcontext device_context_handle[SHIM_MAX_DEVICES];           /* and its handle (under reset_lock) */
@@ -117,20 +119,27 @@ static cudaError_t make_pool(int d)
     return err;
 }
 
+/* a driver entry point of at least version, or NULL */
+static void *driver_entry(const char *name, unsigned version)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+        fn = NULL;
+    (void)cudaGetLastError(); /* a driver without it is not an error of the probe */
+    return fn;
+}
+
 static void look_up_context_id(void)
 {
-    void *current = NULL, *id = NULL;
-    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound, found_id = found;
-    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &current, 4000, cudaEnableDefault, &found) ==
-            cudaSuccess &&
-        found == cudaDriverEntryPointSuccess &&
-        cudaGetDriverEntryPointByVersion("cuCtxGetId", &id, 12000, cudaEnableDefault, &found_id) ==
-            cudaSuccess &&
-        found_id == cudaDriverEntryPointSuccess && current && id) {
+    void *current = driver_entry("cuCtxGetCurrent", 4000), *set = driver_entry("cuCtxSetCurrent", 4000),
+         *id = driver_entry("cuCtxGetId", 12000);
+    if (current && set && id) {
         ctx_current = (ctx_current_fn)current;
+        ctx_set_current = (ctx_set_current_fn)set;
         ctx_id = (ctx_id_fn)id;
     }
-    (void)cudaGetLastError(); /* a driver without them is not an error of the probe */
 }
 
 static void probe(void)
@@ -286,7 +295,9 @@ static unsigned long long context_id(CUcontext *handle)
             *handle = ctx;
             return id;
         }
-        (void)cudaFree(NULL); /* (no operation but the runtime's binding of its context) */
+        if (ctx)
+            (void)ctx_set_current(NULL); /* a destroyed context, still this thread's: let it go */
+        (void)cudaFree(NULL);            /* (no operation but the runtime's binding of its context) */
         (void)cudaGetLastError();
     }
     return 0;
