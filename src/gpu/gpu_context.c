@@ -42,11 +42,15 @@ static __thread shim_gpu_thread *thread_states[SHIM_MAX_DEVICES]; /* per device 
 typedef CUresult (*ctx_current_fn)(CUcontext *);
 typedef CUresult (*ctx_set_current_fn)(CUcontext);
 typedef CUresult (*ctx_id_fn)(CUcontext, unsigned long long *);
+typedef CUresult (*ctx_pop_fn)(CUcontext *);
+typedef CUresult (*stream_sync_fn)(CUstream);
 static ctx_current_fn ctx_current;
-static ctx_set_current_fn ctx_set_current;
+static ctx_set_current_fn ctx_set_current, ctx_push;
 static ctx_id_fn ctx_id;
+static ctx_pop_fn ctx_pop;
+static stream_sync_fn stream_sync;
 static _Atomic unsigned long long device_context[SHIM_MAX_DEVICES]; /* the id the device's state is of */
-static CUcontext device_context_handle[SHIM_MAX_DEVICES];           /* and its handle (under reset_lock) */
+static _Atomic(CUcontext) device_context_handle[SHIM_MAX_DEVICES];  /* and its handle (set under reset_lock) */
 static atomic_uint device_epoch[SHIM_MAX_DEVICES];
 static pthread_mutex_t reset_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -134,11 +138,15 @@ static void *driver_entry(const char *name, unsigned version)
 static void look_up_context_id(void)
 {
     void *current = driver_entry("cuCtxGetCurrent", 4000), *set = driver_entry("cuCtxSetCurrent", 4000),
-         *id = driver_entry("cuCtxGetId", 12000);
-    if (current && set && id) {
+         *id = driver_entry("cuCtxGetId", 12000), *push = driver_entry("cuCtxPushCurrent", 4000),
+         *pop = driver_entry("cuCtxPopCurrent", 4000), *sync = driver_entry("cuStreamSynchronize", 2000);
+    if (current && set && id && push && pop && sync) {
         ctx_current = (ctx_current_fn)current;
         ctx_set_current = (ctx_set_current_fn)set;
         ctx_id = (ctx_id_fn)id;
+        ctx_push = (ctx_set_current_fn)push;
+        ctx_pop = (ctx_pop_fn)pop;
+        stream_sync = (stream_sync_fn)sync;
     }
 }
 
@@ -317,7 +325,9 @@ static void device_was_reset(int dev)
     shim_kernel_forget_device(dev);
     atomic_fetch_add(&device_epoch[dev], 1);
     if (shim_config_get()->verbose)
-        shim_log("device %d was reset by the program: its streams, memory and kernels are made again", dev);
+        shim_log("device %d: the context the library worked in is gone (the program reset the device or destroyed "
+                 "its context); its streams, memory and kernels are made again in the current one",
+                 dev);
 }
 
 /* device dev's epoch, a new one where the context the library's state there is of was destroyed
@@ -343,6 +353,29 @@ static unsigned device_generation(int dev)
     }
     pthread_mutex_unlock(&reset_lock);
     return atomic_load(&device_epoch[dev]);
+}
+
+void shim_gpu_enter(shim_gpu_scope *scope)
+{
+    scope->pushed = 0;
+    const char *why = NULL;
+    CUcontext now = NULL;
+    if (!shim_gpu_usable(&why) || !ctx_push || ctx_current(&now) != CUDA_SUCCESS || !now)
+        return; /* (no context current: the runtime binds the device's primary one) */
+    const int dev = current_device();
+    CUcontext mine = atomic_load(&device_context_handle[dev]);
+    unsigned long long id = 0;
+    if (!mine || mine == now || ctx_id(mine, &id) != CUDA_SUCCESS || id != atomic_load(&device_context[dev]))
+        return; /* the library's own context, its first use of the device, or a reset (device_generation) */
+    (void)stream_sync(CU_STREAM_LEGACY); /* the program's work on its context's legacy stream */
+    scope->pushed = ctx_push(mine) == CUDA_SUCCESS;
+}
+
+void shim_gpu_leave(const shim_gpu_scope *scope)
+{
+    CUcontext popped = NULL;
+    if (scope->pushed)
+        (void)ctx_pop(&popped);
 }
 
 shim_gpu_thread *shim_gpu_thread_state(const char **why)

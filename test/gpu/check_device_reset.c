@@ -5,7 +5,7 @@
  * while one of those threads waits to call again and the other has finished (its state is freed at
  * its exit, after the reset). After it: the same calls from the main thread, twice, and from the
  * waiting thread, each checked against float64 and by the counters: on the GPU, never lost, never a
- * crash. Exit 77 without a usable GPU. */
+ * crash (one thread's calls at a time, as the counters judging them are the process's). Exit 77 without a usable GPU. */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,8 +16,12 @@
 #include "reference.h"
 #include "shimblas.h"
 
+/* one thread's calls at a time: the counters that judge them are the process's */
+static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+
 static void calls(tc_tally *t, uint64_t *rng, int expect)
 {
+    pthread_mutex_lock(&one_at_a_time);
     tc_gemm_counted(t, &tc_device_memory, (tc_gemm){0, 0, 0, 200, 150, 100, 1.0f, 0.0f, 3}, rng, tc_judge_gpu,
                     expect);
     tc_gemm_counted(t, &tc_device_memory, (tc_gemm){1, 1, 0, 300, 260, 700, -0.5f, 0.75f, 0}, rng,
@@ -28,6 +32,7 @@ static void calls(tc_tally *t, uint64_t *rng, int expect)
                     expect);
     tc_gemv_counted(t, &tc_host_memory, (tc_gemv){1, 0, 3000, 1000, 1, -1, 1.0f, 0.0f, 0}, rng, tc_judge_gpu,
                     expect);
+    pthread_mutex_unlock(&one_at_a_time);
 }
 
 /* a thread that calls before the reset and, where it waits, after it too */
