@@ -11,7 +11,7 @@ namespace {
 constexpr int SLOTS = 8192;
 struct slot {
     std::atomic<const void *> kernel{nullptr};
-    std::atomic<unsigned long long> loaded{0}, lost{0};
+    std::atomic<unsigned long long> loaded{0}, lost{0}, attributed{0};
 };
 slot slots[SLOTS];
 
@@ -38,17 +38,21 @@ cudaError_t refuse()
     return cudaErrorMemoryAllocation;
 }
 
-} // namespace
-
-extern "C" cudaError_t shim_kernel_ready(const void *kernel)
+int current_device()
 {
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
         (void)cudaGetLastError();
         device = 0;
     }
+    return device;
+}
+
+/* shim_kernel_ready on device, the kernel's slot in *out (null where it is not tracked) */
+cudaError_t ready_on(const void *kernel, int device, slot **out)
+{
     const unsigned long long bit = 1ull << device;
-    slot *s = slot_of(kernel);
+    slot *s = *out = slot_of(kernel);
     if (!s || (s->loaded.load(std::memory_order_acquire) & bit)) {
         ++passes;
         return cudaSuccess;
@@ -74,6 +78,45 @@ extern "C" cudaError_t shim_kernel_ready(const void *kernel)
     s->loaded.fetch_or(bit, std::memory_order_acq_rel);
     ++passes;
     return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" cudaError_t shim_kernel_ready(const void *kernel)
+{
+    slot *s = nullptr;
+    return ready_on(kernel, current_device(), &s);
+}
+
+extern "C" cudaError_t shim_kernel_ready_smem(const void *kernel, int bytes)
+{
+    const int device = current_device();
+    const unsigned long long bit = 1ull << device;
+    slot *s = nullptr;
+    cudaError_t err = ready_on(kernel, device, &s);
+    if (err != cudaSuccess || (s && (s->attributed.load(std::memory_order_acquire) & bit)))
+        return err;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   (int)cudaSharedmemCarveoutMaxShared);
+    if (err != cudaSuccess)
+        (void)cudaGetLastError(); /* returned to the caller, not left for the next launch's check */
+    else if (s)
+        s->attributed.fetch_or(bit, std::memory_order_acq_rel);
+    return err;
+}
+
+extern "C" void shim_kernel_forget_device(int device)
+{
+    if (device < 0 || device >= 64)
+        return;
+    const unsigned long long keep = ~(1ull << device);
+    for (slot &s : slots) {
+        s.loaded.fetch_and(keep, std::memory_order_acq_rel);
+        s.lost.fetch_and(keep, std::memory_order_acq_rel);
+        s.attributed.fetch_and(keep, std::memory_order_acq_rel);
+    }
 }
 
 extern "C" unsigned long long shim_kernel_passes(void)

@@ -30,6 +30,15 @@ extern "C" {
  * gives one for the kernel (no image for the device). Leaves no error behind. */
 cudaError_t shim_kernel_ready(const void *kernel);
 
+/* shim_kernel_ready, then the kernel's dynamic shared memory limit raised to bytes and the largest
+ * shared-memory carveout preferred, once per device (remembered with its loading, forgotten with
+ * it: shim_kernel_forget_device); not remembered on failure, so a later call retries */
+cudaError_t shim_kernel_ready_smem(const void *kernel, int bytes);
+
+/* forgets what was loaded, lost and configured on device: the program reset it (cudaDeviceReset), and
+ * its new context has none of the library's kernels yet */
+void shim_kernel_forget_device(int device);
+
 /* this thread's count of kernels passed and of kernels refused by shim_kernel_ready, for a caller to
  * tell whether a failed launch sequence was refused and whether any of it ran */
 unsigned long long shim_kernel_passes(void);
@@ -40,8 +49,6 @@ unsigned long long shim_kernel_refusals(void);
 #endif
 
 #ifdef __cplusplus
-#include <atomic>
-
 /* launch() (a variant's launch sequence), or where a kernel of it was refused, fallback() (kernels
  * loaded at the device's first use) instead: if nothing of the sequence was launched, or if
  * rewrite_whole (beta == 0: the output is written whole again); else launch()'s error, the call
@@ -58,26 +65,6 @@ cudaError_t kernel_launch_or_fallback(Launch launch, Fallback fallback, bool rew
     return fallback();
 }
 
-/* preload() (kernels loaded by shim_kernel_ready) once on the current device: remembered in done, a
- * bit a device, only where it returned cudaSuccess, so a refused one is tried again next time.
- * cudaSuccess where the kernels are loaded (now or before), else preload()'s refusal */
-template <class Preload>
-cudaError_t kernel_preload_once(std::atomic<unsigned long long> &done, Preload preload)
-{
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess || device < 0 || device >= 64) {
-        (void)cudaGetLastError();
-        return err != cudaSuccess ? err : cudaErrorInvalidDevice;
-    }
-    const unsigned long long bit = 1ull << device;
-    if (done.load(std::memory_order_acquire) & bit)
-        return cudaSuccess;
-    err = preload();
-    if (err == cudaSuccess)
-        done.fetch_or(bit, std::memory_order_acq_rel);
-    return err;
-}
 #endif
 
 /* return kernel's refusal from the enclosing function (which returns a cudaError_t) */

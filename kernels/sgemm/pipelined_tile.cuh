@@ -740,9 +740,8 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
     } else {
         constexpr size_t smem = launch_smem<CFG, MA, MB, ENTRY>();
         void (*kernel)(const problem, const sched, float *) = ENTRY<CFG, MA, MB>::kernel();
-        static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
         /* (also loads the kernel at its first use on the device, or refuses it: kernel_load.h) */
-        const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
+        const cudaError_t err = smem_attribute_once(kernel, (int)smem);
         if (err != cudaSuccess)
             return err;
         if (at.cluster > 1)

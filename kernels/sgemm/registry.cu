@@ -551,9 +551,6 @@ extern "C" cudaError_t shim_sgemm_run(const shim_sgemm_variant *v, const shim_sg
 
 extern "C" cudaError_t shim_sgemm_preload(void)
 {
-    static std::atomic<unsigned long long> preloaded{0};
-    return kernel_preload_once(preloaded, [] {
-        const cudaError_t err = preload_fallback();
-        return err != cudaSuccess ? err : shim_kernel_ready((const void *)scale_c_kernel);
-    });
+    const cudaError_t err = preload_fallback();
+    return err != cudaSuccess ? err : shim_kernel_ready((const void *)scale_c_kernel);
 }

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "dependent_launch.cuh"
+#include "kernel_load.h"
 #include "sgemm_kernels.h"
 #include "smem_layout.h"
 
@@ -308,32 +309,12 @@ template <int PENDING> __device__ __forceinline__ void cp_async_wait()
 }
 
 /* Raises a kernel's dynamic shared memory limit to bytes and prefers the largest shared-memory
- * carveout, once per device (the attributes are a device's): configured is the caller's own static,
- * one per kernel. Not remembered on failure, so a later call retries. Loads the kernel on the device
- * first (shim_kernel_ready, kernel_load.h), so a caller launching it needs no check of its own. */
-template <typename Kernel>
-inline cudaError_t smem_attribute_once(Kernel *kernel, int bytes, std::atomic<unsigned long long> &configured)
+ * carveout, once per device (the attributes are a device's; shim_kernel_ready_smem remembers them).
+ * Loads the kernel on the device first (shim_kernel_ready, kernel_load.h), so a caller launching it
+ * needs no check of its own. */
+template <typename Kernel> inline cudaError_t smem_attribute_once(Kernel *kernel, int bytes)
 {
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64)
-        device = 0;
-    const unsigned long long bit = 1ull << device;
-    if (configured.load(std::memory_order_acquire) & bit)
-        return cudaSuccess;
-    /* the kernel on the device first (kernel_load.h): nothing is asked of a kernel it cannot load */
-    cudaError_t err = shim_kernel_ready((const void *)kernel);
-    if (err != cudaSuccess)
-        return err;
-    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (err == cudaSuccess)
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                   (int)cudaSharedmemCarveoutMaxShared);
-    if (err == cudaSuccess)
-        configured.fetch_or(bit, std::memory_order_release);
-    else
-        (void)cudaGetLastError(); /* returned to the caller: not left for the next launch's check (an
-                                     out-of-memory loading the kernel would fail the next call too) */
-    return err;
+    return shim_kernel_ready_smem((const void *)kernel, bytes);
 }
 
 } // namespace sgemm

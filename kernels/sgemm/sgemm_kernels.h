@@ -61,9 +61,10 @@ int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm_args *p, c
 /* runs v on p, including the alpha == 0 / k == 0 rule (C := beta * C, A and B untouched); where
  * the device has no memory to load a kernel of v's, on the fallback plan instead (kernel_load.h) */
 cudaError_t shim_sgemm_run(const shim_sgemm_variant *v, const shim_sgemm_args *p);
-/* loads on the current device the kernels of the fallback plan and of C := beta * C, once a
- * device: called at a thread's first use of a device, while the program may have left memory
- * free, and at its later calls until it succeeds; cudaSuccess once they are loaded */
+/* loads on the current device the kernels of the fallback plan and of C := beta * C (those
+ * loaded already pass at one lookup each): called at a thread's first use of a device, while the
+ * program may have left memory free, and at its later calls until it succeeds; cudaSuccess once
+ * they are loaded */
 cudaError_t shim_sgemm_preload(void);
 
 #ifdef __cplusplus

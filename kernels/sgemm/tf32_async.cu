@@ -199,8 +199,7 @@ template <int PASSES, bool KCA, bool KCB> cudaError_t launch_layout(const proble
 {
     void (*kernel)(const problem, int) = tf32_async_kernel<PASSES, KCA, KCB>;
     constexpr size_t smem = stages<KCA, KCB>::BYTES;
-    static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
-    const cudaError_t err = smem_attribute_once(kernel, (int)smem, configured);
+    const cudaError_t err = smem_attribute_once(kernel, (int)smem);
     if (err != cudaSuccess)
         return err;
     kernel<<<(unsigned)blocks, THREADS, smem, stream>>>(q, tiles_m);

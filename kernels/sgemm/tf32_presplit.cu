@@ -274,8 +274,7 @@ template <int PASSES> cudaError_t launch(const shim_sgemm_args *p)
         return err;
 
     void (*kernel)(const problem, int, int, const images, int, int) = gemm_kernel<PASSES>;
-    static std::atomic<unsigned long long> configured{0};
-    err = smem_attribute_once(kernel, S::SMEM, configured);
+    err = smem_attribute_once(kernel, S::SMEM);
     if (err != cudaSuccess)
         return err;
     const int tiles_m = (int)blocks_of(p->m), tiles_n = (int)blocks_of(p->n);

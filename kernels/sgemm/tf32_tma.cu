@@ -454,8 +454,7 @@ template <int PASSES, int BM, bool KCA, bool KCB> cudaError_t launch_layout(cons
         return cudaErrorInvalidValue; /* accepts() said the operands fit TMA's rules */
     void (*kernel)(const CUtensorMap, const CUtensorMap, const problem, int, int, int, float *) =
         tf32_tma_kernel<PASSES, BM, KCA, KCB>;
-    static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
-    cudaError_t err = smem_attribute_once(kernel, shape<PASSES>::SMEM, configured);
+    cudaError_t err = smem_attribute_once(kernel, shape<PASSES>::SMEM);
     if (err != cudaSuccess)
         return err;
     const problem q = make_problem(p);

@@ -202,8 +202,7 @@ template <int PASSES, bool KCA, bool KCB>
 cudaError_t launch_layout(const problem &q, int tiles_m, int blocks, cudaStream_t stream)
 {
     void (*kernel)(const problem, int) = tf32_wgmma_kernel<PASSES, KCA, KCB>;
-    static std::atomic<unsigned long long> configured{0}; /* one per instantiation */
-    const cudaError_t err = smem_attribute_once(kernel, SMEM_BYTES, configured);
+    const cudaError_t err = smem_attribute_once(kernel, SMEM_BYTES);
     if (err != cudaSuccess)
         return err;
     kernel<<<(unsigned)blocks, THREADS, SMEM_BYTES, stream>>>(q, tiles_m);

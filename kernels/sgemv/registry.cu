@@ -229,11 +229,8 @@ extern "C" cudaError_t shim_sgemv_run(const shim_sgemv_variant *v, const shim_sg
 
 extern "C" cudaError_t shim_sgemv_preload(void)
 {
-    static std::atomic<unsigned long long> preloaded{0};
-    return kernel_preload_once(preloaded, [] {
-        cudaError_t err = rows_warp_preload();
-        if (err == cudaSuccess)
-            err = cols_thread_preload();
-        return err != cudaSuccess ? err : shim_kernel_ready((const void *)scale_kernel);
-    });
+    cudaError_t err = rows_warp_preload();
+    if (err == cudaSuccess)
+        err = cols_thread_preload();
+    return err != cudaSuccess ? err : shim_kernel_ready((const void *)scale_kernel);
 }

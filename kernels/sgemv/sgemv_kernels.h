@@ -56,8 +56,8 @@ size_t shim_sgemv_work_bytes(const shim_sgemv_variant *v, const shim_sgemv_args 
  * device has no memory to load a kernel of v's, the baseline of p's form (rows_warp or
  * cols_thread) instead (kernels/common/kernel_load.h) */
 cudaError_t shim_sgemv_run(const shim_sgemv_variant *v, const shim_sgemv_args *p);
-/* loads on the current device the kernels of those baselines and of y := beta * y, once a device
- * (as shim_sgemm_preload); cudaSuccess once they are loaded */
+/* loads on the current device the kernels of those baselines and of y := beta * y (as
+ * shim_sgemm_preload); cudaSuccess once they are loaded */
 cudaError_t shim_sgemv_preload(void);
 
 #ifdef __cplusplus

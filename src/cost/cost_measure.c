@@ -257,7 +257,11 @@ static void load_or_measure(void)
     const char *not_cached = dir < 0 ? why : NULL;
     double t0 = shim_now_ms();
     measure_cpu(&model);
-    if (measure_gpu(&model, &why)) {
+    shim_gpu_scope scope;
+    shim_gpu_enter(&scope);
+    const int gpu_failed = measure_gpu(&model, &why);
+    shim_gpu_leave(&scope);
+    if (gpu_failed) {
         shim_log("could not measure the GPU for the cost model (%s); auto mode keeps calls on the CPU", why);
         snprintf(origin, sizeof origin, "none: the GPU could not be measured (%s); auto mode keeps calls on the CPU",
                  why);

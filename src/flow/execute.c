@@ -107,6 +107,11 @@ void shim_execute(const shim_routine_ops *ops, const void *problem, const shim_o
             return;
         }
         double t0 = shim_now_ms();
+        /* the GPU's work in the library's own CUDA context, whatever context the program has current */
+        shim_gpu_scope scope = {0};
+        const int gpu_work = rec.side == SHIM_GPU || rec.via_host;
+        if (gpu_work)
+            shim_gpu_enter(&scope);
         if (rec.side == SHIM_GPU)
             rec.side = run_on_gpu(ops, problem, &where, &rec);
         if (rec.side == SHIM_CPU && rec.via_host) {
@@ -120,6 +125,8 @@ void shim_execute(const shim_routine_ops *ops, const void *problem, const shim_o
                 rec.side = SHIM_TRIVIAL;
             ops->run_cpu(problem);
         }
+        if (gpu_work)
+            shim_gpu_leave(&scope);
         rec.ms = shim_now_ms() - t0;
         if (rec.feedback_key && (rec.side == SHIM_CPU || rec.side == SHIM_GPU))
             shim_feedback_record(rec.feedback_key, rec.side == SHIM_GPU,

@@ -29,6 +29,18 @@ int shim_gpu_sgemv(const shim_gemv_problem *p, const shim_operands *where, shim_
 int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
                    const char **why);
 
+/* A GPU call's work, its recovery included, runs between shim_gpu_enter and shim_gpu_leave. Where
+ * the calling thread's current context is not the one the library's state on that device lives in
+ * (a program's own context, made with cuCtxCreate and current), enter waits for that context's
+ * legacy stream (the library's streams wait only for their own context's) and pushes the library's
+ * context; leave pops it, so the program finds its own context current again. Otherwise both do
+ * nothing. The scope is the calling thread's. */
+typedef struct shim_gpu_scope {
+    int pushed;
+} shim_gpu_scope;
+void shim_gpu_enter(shim_gpu_scope *scope);
+void shim_gpu_leave(const shim_gpu_scope *scope);
+
 /* After a GPU failure: 1 when the CUDA context is broken (a sticky error: nothing more can be
  * copied from the device), after which the GPU is not used again; 0 when it still works (the
  * calling thread's GPU work has drained). */

@@ -1,5 +1,6 @@
 /* The device context: probed on first GPU use (never in a constructor), shimblas's own
  * stream-ordered memory pool, and the per-thread streams and pinned staging rings. */
+#include <cuda.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -31,6 +32,29 @@ static volatile int forked_after_init;
 static atomic_int broken;
 static __thread char thread_why[256];
 static __thread shim_gpu_thread *thread_states[SHIM_MAX_DEVICES]; /* per device */
+
+/* A program may reset a device (cudaDeviceReset) between BLAS calls: its context is destroyed with
+ * every stream, event, pool, pinned buffer and loaded module of the library's, and the next runtime
+ * call makes a new one. The library tells by the context's unique id (the driver's cuCtxGetId,
+ * looked up at the probe; without it a reset is not noticed) and then makes its device-level state
+ * again: a new pool, kernels loaded anew, and a new epoch, which retires every thread's state made
+ * before it (dropped without a CUDA call: its handles died with the old context). */
+typedef CUresult (*ctx_current_fn)(CUcontext *);
+typedef CUresult (*ctx_set_current_fn)(CUcontext);
+typedef CUresult (*ctx_id_fn)(CUcontext, unsigned long long *);
+typedef CUresult (*ctx_pop_fn)(CUcontext *);
+typedef CUresult (*stream_sync_fn)(CUstream);
+static ctx_current_fn ctx_current;
+static ctx_set_current_fn ctx_set_current, ctx_push;
+static ctx_id_fn ctx_id;
+static ctx_pop_fn ctx_pop;
+static stream_sync_fn stream_sync;
+static _Atomic unsigned long long device_context[SHIM_MAX_DEVICES]; /* the id the device's state is of */
+static _Atomic(CUcontext) device_context_handle[SHIM_MAX_DEVICES];  /* and its handle (set under reset_lock) */
+static atomic_uint device_epoch[SHIM_MAX_DEVICES];
+static pthread_mutex_t reset_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned device_generation(int dev);
 
 static void mark_child(void)
 {
@@ -66,7 +90,10 @@ static void release_thread_state(void *unused)
     for (int d = 0; d < SHIM_MAX_DEVICES; d++)
         if (thread_states[d]) {
             cudaSetDevice(d);
-            release_one(thread_states[d]);
+            if (thread_states[d]->epoch == device_generation(d))
+                release_one(thread_states[d]);
+            else
+                free(thread_states[d]); /* its streams and buffers went with a reset context */
             thread_states[d] = NULL;
         }
     cudaSetDevice(saved);
@@ -81,6 +108,48 @@ static int current_device(void)
     return d;
 }
 
+/* device d's pool: memory freed into it stays there, so the next call of the same size allocates
+ * nothing */
+static cudaError_t make_pool(int d)
+{
+    struct cudaMemPoolProps props = {0};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = d;
+    cudaError_t err = cudaMemPoolCreate(&pools[d], &props);
+    uint64_t keep = UINT64_MAX;
+    if (err == cudaSuccess)
+        err = cudaMemPoolSetAttribute(pools[d], cudaMemPoolAttrReleaseThreshold, &keep);
+    return err;
+}
+
+/* a driver entry point of at least version, or NULL */
+static void *driver_entry(const char *name, unsigned version)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+        fn = NULL;
+    (void)cudaGetLastError(); /* a driver without it is not an error of the probe */
+    return fn;
+}
+
+static void look_up_context_id(void)
+{
+    void *current = driver_entry("cuCtxGetCurrent", 4000), *set = driver_entry("cuCtxSetCurrent", 4000),
+         *id = driver_entry("cuCtxGetId", 12000), *push = driver_entry("cuCtxPushCurrent", 4000),
+         *pop = driver_entry("cuCtxPopCurrent", 4000), *sync = driver_entry("cuStreamSynchronize", 2000);
+    if (current && set && id && push && pop && sync) {
+        ctx_current = (ctx_current_fn)current;
+        ctx_set_current = (ctx_set_current_fn)set;
+        ctx_id = (ctx_id_fn)id;
+        ctx_push = (ctx_set_current_fn)push;
+        ctx_pop = (ctx_pop_fn)pop;
+        stream_sync = (stream_sync_fn)sync;
+    }
+}
+
 static void probe(void)
 {
     int count = 0, device = 0;
@@ -93,17 +162,9 @@ static void probe(void)
         count = SHIM_MAX_DEVICES;
     device_count = count;
     /* a pool on every device: device operands run where they live, whatever SHIMBLAS_DEVICES says */
-    for (int d = 0; d < count && err == cudaSuccess; d++) {
-        struct cudaMemPoolProps props = {0};
-        props.allocType = cudaMemAllocationTypePinned;
-        props.location.type = cudaMemLocationTypeDevice;
-        props.location.id = d;
-        err = cudaMemPoolCreate(&pools[d], &props);
-        /* keep freed memory in the pool: the next call of the same size allocates nothing */
-        uint64_t keep = UINT64_MAX;
-        if (err == cudaSuccess)
-            err = cudaMemPoolSetAttribute(pools[d], cudaMemPoolAttrReleaseThreshold, &keep);
-    }
+    for (int d = 0; d < count && err == cudaSuccess; d++)
+        err = make_pool(d);
+    look_up_context_id();
     /* a device's copy engines may read another's pool where the two can reach each other directly
      * (NVLink or PCIe peer to peer): blocks staged once serve both (src/gpu/block_exchange.c) */
     for (int d = 0; d < count && err == cudaSuccess; d++)
@@ -228,11 +289,105 @@ static void load_fallbacks(shim_gpu_thread *t)
                           shim_vector_ops_preload() == cudaSuccess;
 }
 
+/* the unique id of the context the runtime uses on this thread now, its handle in *handle (0: not
+ * known); where the thread's context was destroyed by a reset, the runtime makes and binds the new
+ * one first */
+static unsigned long long context_id(CUcontext *handle)
+{
+    if (!ctx_current || !ctx_id)
+        return 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        CUcontext ctx = NULL;
+        unsigned long long id = 0;
+        if (ctx_current(&ctx) == CUDA_SUCCESS && ctx && ctx_id(ctx, &id) == CUDA_SUCCESS) {
+            *handle = ctx;
+            return id;
+        }
+        if (ctx)
+            (void)ctx_set_current(NULL); /* a destroyed context, still this thread's: let it go */
+        (void)cudaFree(NULL);            /* (no operation but the runtime's binding of its context) */
+        (void)cudaGetLastError();
+    }
+    return 0;
+}
+
+/* the program reset device dev: what the library had there is gone with the old context */
+static void device_was_reset(int dev)
+{
+    const char *why = NULL;
+    if (shim_gpu_fail(make_pool(dev), "a new pool", &why))
+        shim_log("device %d was reset by the program and its memory pool could not be made again (%s)", dev,
+                 why);
+    atomic_store(&pool_in_use[dev], 0);
+    peer_reads[dev] = 0; /* the other devices' access to this one's pool, and its to theirs, are gone */
+    for (int d = 0; d < SHIM_MAX_DEVICES; d++)
+        peer_reads[d] &= ~(1u << dev);
+    shim_kernel_forget_device(dev);
+    atomic_fetch_add(&device_epoch[dev], 1);
+    if (shim_config_get()->verbose)
+        shim_log("device %d: the context the library worked in is gone (the program reset the device or destroyed "
+                 "its context); its streams, memory and kernels are made again in the current one",
+                 dev);
+}
+
+/* device dev's epoch, a new one where the context the library's state there is of was destroyed
+ * and the runtime now uses another. (A program running its own second context on the device, the
+ * first still alive, is not a reset: the state stays, as it always did.) */
+static unsigned device_generation(int dev)
+{
+    CUcontext handle = NULL;
+    const unsigned long long id = context_id(&handle);
+    if (id == 0 || id == atomic_load_explicit(&device_context[dev], memory_order_acquire))
+        return atomic_load(&device_epoch[dev]);
+    pthread_mutex_lock(&reset_lock);
+    const unsigned long long known = atomic_load(&device_context[dev]);
+    unsigned long long still = 0;
+    if (known == 0) {
+        atomic_store(&device_context[dev], id);
+        device_context_handle[dev] = handle;
+    } else if (known != id &&
+               !(ctx_id(device_context_handle[dev], &still) == CUDA_SUCCESS && still == known)) {
+        device_was_reset(dev);
+        atomic_store(&device_context[dev], id);
+        device_context_handle[dev] = handle;
+    }
+    pthread_mutex_unlock(&reset_lock);
+    return atomic_load(&device_epoch[dev]);
+}
+
+void shim_gpu_enter(shim_gpu_scope *scope)
+{
+    scope->pushed = 0;
+    const char *why = NULL;
+    CUcontext now = NULL;
+    if (!shim_gpu_usable(&why) || !ctx_push || ctx_current(&now) != CUDA_SUCCESS || !now)
+        return; /* (no context current: the runtime binds the device's primary one) */
+    const int dev = current_device();
+    CUcontext mine = atomic_load(&device_context_handle[dev]);
+    unsigned long long id = 0;
+    if (!mine || mine == now || ctx_id(mine, &id) != CUDA_SUCCESS || id != atomic_load(&device_context[dev]))
+        return; /* the library's own context, its first use of the device, or a reset (device_generation) */
+    (void)stream_sync(CU_STREAM_LEGACY); /* the program's work on its context's legacy stream */
+    scope->pushed = ctx_push(mine) == CUDA_SUCCESS;
+}
+
+void shim_gpu_leave(const shim_gpu_scope *scope)
+{
+    CUcontext popped = NULL;
+    if (scope->pushed)
+        (void)ctx_pop(&popped);
+}
+
 shim_gpu_thread *shim_gpu_thread_state(const char **why)
 {
     if (!shim_gpu_usable(why))
         return NULL;
     const int dev = current_device();
+    const unsigned epoch = device_generation(dev);
+    if (thread_states[dev] && thread_states[dev]->epoch != epoch) {
+        free(thread_states[dev]); /* made before a reset: its streams and buffers are gone */
+        thread_states[dev] = NULL;
+    }
     if (thread_states[dev]) {
         if (!thread_states[dev]->fallbacks_loaded)
             load_fallbacks(thread_states[dev]);
@@ -256,6 +411,7 @@ shim_gpu_thread *shim_gpu_thread_state(const char **why)
         return NULL;
     }
     pthread_setspecific(thread_key, t); /* (any non-NULL value: the destructor frees them all) */
+    t->epoch = epoch;
     thread_states[dev] = t;
     load_fallbacks(t);
     return t;

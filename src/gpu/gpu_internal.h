@@ -38,6 +38,7 @@ typedef struct shim_gpu_thread {
     void *work; /* the kernels' workspace, kept from call to call while small */
     size_t work_bytes;
     int fallbacks_loaded; /* the kernels every call can fall back to are loaded on this device */
+    unsigned epoch;       /* the device's epoch it was made in: a reset of the device retires it */
 } shim_gpu_thread;
 
 /* the thread's streams, in the order they are waited for after a failure (copy-in and copies from

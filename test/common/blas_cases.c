@@ -344,3 +344,15 @@ void tc_gemv_counted(tc_tally *t, const tc_memory *mem, tc_gemv g, uint64_t *rng
     shimblas_get_stats(&a);
     tc_verdict(t, label, bad, judge(&b.sgemv, &a.sgemv, expect, why, sizeof why));
 }
+
+const char *tc_judge_gpu(const shimblas_counts *b, const shimblas_counts *a, int expect, char *why, size_t len)
+{
+    const unsigned long long gpu = a->gpu - b->gpu, failed = a->gpu_failed - b->gpu_failed,
+                             other = (a->cpu - b->cpu) + (a->trivial - b->trivial) + (a->errors - b->errors);
+    if (other || gpu + failed != 1 || (expect == 'g' && gpu != 1)) {
+        snprintf(why, len, "counted gpu %llu, gpu_failed %llu, cpu, trivial or error %llu; want %s", gpu, failed,
+                 other, expect == 'g' ? "on the GPU" : "on the GPU or recomputed after a GPU failure");
+        return why;
+    }
+    return NULL;
+}

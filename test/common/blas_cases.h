@@ -66,6 +66,11 @@ void tc_verdict(tc_tally *t, const char *label, long bad, const char *count_prob
 void tc_gemm_counted(tc_tally *t, const tc_memory *mem, tc_gemm g, uint64_t *rng, tc_count_judge judge, int expect);
 void tc_gemv_counted(tc_tally *t, const tc_memory *mem, tc_gemv g, uint64_t *rng, tc_count_judge judge, int expect);
 
+/* a judge for the GPU's tests: expect 'g', the call counted on the GPU; 'r', on the GPU or failed
+ * there and recomputed on the CPU (never on the CPU BLAS as a host call, trivial or rejected) */
+const char *tc_judge_gpu(const shimblas_counts *before, const shimblas_counts *after, int expect, char *why,
+                         size_t len);
+
 /* a random computing case (alpha != 0, k >= 1) of small and medium shapes: either layout, any
  * transposes, padded leading dimensions, unit, strided and negative increments, beta 0, 1 or other */
 void tc_random_gemm(uint64_t *rng, tc_gemm *out);
