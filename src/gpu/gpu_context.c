@@ -71,6 +71,8 @@ static void release_one(shim_gpu_thread *t)
     }
     if (t->work)
         shim_gpu_free(t->work, t->work_bytes, t->stream);
+    if (t->program_queued)
+        cudaEventDestroy(t->program_queued);
     cudaStream_t *streams[SHIM_THREAD_STREAMS];
     shim_thread_streams(t, streams);
     for (int i = 0; i < SHIM_THREAD_STREAMS; i++)
@@ -402,7 +404,10 @@ shim_gpu_thread *shim_gpu_thread_state(const char **why)
     shim_thread_streams(t, streams);
     int rc = 0;
     for (int i = 0; i < SHIM_THREAD_STREAMS && !rc; i++)
-        rc = shim_gpu_fail(cudaStreamCreate(streams[i]), "cudaStreamCreate", why);
+        rc = shim_gpu_fail(cudaStreamCreateWithFlags(streams[i], cudaStreamNonBlocking), "cudaStreamCreate", why);
+    if (!rc)
+        rc = shim_gpu_fail(cudaEventCreateWithFlags(&t->program_queued, cudaEventDisableTiming), "cudaEventCreate",
+                           why);
     for (int i = 0; i < SHIM_RING_BUFFERS && !rc; i++)
         rc = shim_gpu_fail(cudaEventCreateWithFlags(&t->ring[i].done, cudaEventDisableTiming),
                            "cudaEventCreate", why);
@@ -415,6 +420,26 @@ shim_gpu_thread *shim_gpu_thread_state(const char **why)
     thread_states[dev] = t;
     load_fallbacks(t);
     return t;
+}
+
+static int program_writable(int kind)
+{
+    return kind == SHIM_MEM_DEVICE || kind == SHIM_MEM_PINNED;
+}
+
+int shim_gpu_after_program(shim_gpu_thread *t, int kind_a, int kind_b, int kind_c, const char **why)
+{
+    if (!program_writable(kind_a) && !program_writable(kind_b) && !program_writable(kind_c))
+        return 0;
+    if (shim_gpu_fail(cudaEventRecord(t->program_queued, cudaStreamLegacy), "waiting for the program's work", why))
+        return -1;
+    cudaStream_t *streams[SHIM_THREAD_STREAMS];
+    shim_thread_streams(t, streams);
+    for (int i = 0; i < SHIM_THREAD_STREAMS; i++)
+        if (shim_gpu_fail(cudaStreamWaitEvent(*streams[i], t->program_queued, 0), "waiting for the program's work",
+                          why))
+            return -1;
+    return 0;
 }
 
 int shim_gpu_alloc(void **p, size_t bytes, cudaStream_t stream, const char **why)

@@ -27,7 +27,8 @@ typedef struct shim_ring_buffer {
 } shim_ring_buffer;
 
 typedef struct shim_gpu_thread {
-    /* all blocking streams: ordered with the legacy default stream the program may use */
+    /* all non-blocking streams: ordered with the program's work only where a call asks
+     * (shim_gpu_after_program), and never with other threads' calls */
     cudaStream_t stream; /* kernels */
     cudaStream_t in;     /* host-to-device copies */
     cudaStream_t out;    /* device-to-host copies */
@@ -37,6 +38,7 @@ typedef struct shim_gpu_thread {
     int ring_next;
     void *work; /* the kernels' workspace, kept from call to call while small */
     size_t work_bytes;
+    cudaEvent_t program_queued; /* recorded on the legacy default stream by shim_gpu_after_program */
     int fallbacks_loaded; /* the kernels every call can fall back to are loaded on this device */
     unsigned epoch;       /* the device's epoch it was made in: a reset of the device retires it */
 } shim_gpu_thread;
@@ -54,6 +56,15 @@ static inline void shim_thread_streams(shim_gpu_thread *t, cudaStream_t *s[SHIM_
 }
 
 #define SHIM_MAX_DEVICES 16
+
+/* A call on memory the program may have written asynchronously (device, managed or pinned
+ * operands: kinds, each an enum shim_memory_kind, after shim_staging_kind) starts after everything
+ * the program queued before it on its blocking streams: the legacy default stream, per-thread
+ * default streams, streams made by cudaStreamCreate (an event recorded on the legacy default stream
+ * waits for all of them), as a cuBLAS call on the default stream would; the thread's streams wait
+ * for that event. Work on the program's non-blocking streams is the program's to wait for, as with
+ * cuBLAS. 0, or -1 with *why. */
+int shim_gpu_after_program(shim_gpu_thread *t, int kind_a, int kind_b, int kind_c, const char **why);
 
 /* the devices host-data calls are spread over (SHIMBLAS_DEVICES, else all), in order; the count */
 int shim_gpu_host_devices(const int **list);

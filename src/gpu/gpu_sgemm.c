@@ -301,12 +301,15 @@ static void wait_for(int d, device_share *s)
 static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
                           const char **why, int ndev, const int *devices)
 {
-    if (!shim_gpu_thread_state(why))
+    shim_gpu_thread *t = shim_gpu_thread_state(why);
+    if (!t)
         return -1;
     int reads_ab = p->alpha != 0.0f && p->k > 0;
     shim_matrix_ref a = shim_matrix(p->a, p->lda, reads_ab ? shim_staging_kind(where->a, p->a) : SHIM_MEM_UNUSED);
     shim_matrix_ref b = shim_matrix(p->b, p->ldb, reads_ab ? shim_staging_kind(where->b, p->b) : SHIM_MEM_UNUSED);
     shim_matrix_ref c = shim_matrix(p->c, p->ldc, shim_staging_kind(where->c, p->c));
+    if (shim_gpu_after_program(t, a.kind, b.kind, c.kind, why))
+        return -1;
     int k = reads_ab ? p->k : 0;
     int staged = !a.in_place || !b.in_place || !c.in_place;
     /* everything on the device: one launch, no plan to fit, no device memory query */
