@@ -29,14 +29,18 @@ int shim_gpu_sgemv(const shim_gemv_problem *p, const shim_operands *where, shim_
 int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_written *written,
                    const char **why);
 
-/* A GPU call's work, its recovery included, runs between shim_gpu_enter and shim_gpu_leave. Where
- * the calling thread's current context is not the one the library's state on that device lives in
- * (a program's own context, made with cuCtxCreate and current), enter waits for that context's
- * legacy stream (the library's streams wait only for their own context's) and pushes the library's
- * context; leave pops it, so the program finds its own context current again. Otherwise both do
- * nothing. The scope is the calling thread's. */
+/* A GPU call's work, its recovery included, runs between shim_gpu_enter and shim_gpu_leave, which
+ * give the program back its thread as it was:
+ * - the thread's stream capture mode is relaxed between them, so that while the program captures a
+ *   graph (in global mode, from any thread) the library's allocations and synchronisations of its
+ *   own streams are neither refused nor invalidate the program's capture;
+ * - where the thread's current context is not the one the library's state on that device lives in
+ *   (a program's own context, made with cuCtxCreate and current), enter waits for that context's
+ *   legacy stream and pushes the library's context; leave pops it.
+ * The scope is the calling thread's. */
 typedef struct shim_gpu_scope {
     int pushed;
+    int mode_set, mode; /* the capture mode to restore (an enum cudaStreamCaptureMode) */
 } shim_gpu_scope;
 void shim_gpu_enter(shim_gpu_scope *scope);
 void shim_gpu_leave(const shim_gpu_scope *scope);

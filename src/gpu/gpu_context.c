@@ -61,6 +61,25 @@ static void mark_child(void)
     forked_after_init = 1;
 }
 
+/* the calling thread's stream capture mode made relaxed; the mode it had, or -1 where it could not be
+ * changed */
+static int relax_capture(void)
+{
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return (int)mode;
+}
+
+static void restore_capture(int mode)
+{
+    enum cudaStreamCaptureMode m = (enum cudaStreamCaptureMode)mode;
+    if (mode >= 0)
+        (void)cudaThreadExchangeStreamCaptureMode(&m);
+}
+
 static void release_one(shim_gpu_thread *t)
 {
     for (int i = 0; i < SHIM_RING_BUFFERS; i++) {
@@ -87,6 +106,7 @@ static void release_thread_state(void *unused)
     (void)unused;
     if (forked_after_init)
         return;
+    const int mode = relax_capture(); /* (a thread may end while the program captures a graph) */
     int saved = 0;
     cudaGetDevice(&saved);
     for (int d = 0; d < SHIM_MAX_DEVICES; d++)
@@ -99,6 +119,7 @@ static void release_thread_state(void *unused)
             thread_states[d] = NULL;
         }
     cudaSetDevice(saved);
+    restore_capture(mode);
 }
 
 /* the device the calling thread has current (0 when that cannot be read) */
@@ -152,7 +173,17 @@ static void look_up_context_id(void)
     }
 }
 
+static void probe_devices(void);
+
+/* (in relaxed capture mode: a program capturing a graph when the library first uses CUDA) */
 static void probe(void)
+{
+    const int mode = relax_capture();
+    probe_devices();
+    restore_capture(mode);
+}
+
+static void probe_devices(void)
 {
     int count = 0, device = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -359,10 +390,14 @@ static unsigned device_generation(int dev)
 
 void shim_gpu_enter(shim_gpu_scope *scope)
 {
-    scope->pushed = 0;
+    scope->pushed = scope->mode_set = scope->mode = 0;
     const char *why = NULL;
     CUcontext now = NULL;
-    if (!shim_gpu_usable(&why) || !ctx_push || ctx_current(&now) != CUDA_SUCCESS || !now)
+    if (!shim_gpu_usable(&why))
+        return;
+    scope->mode = relax_capture();
+    scope->mode_set = scope->mode >= 0;
+    if (!ctx_push || ctx_current(&now) != CUDA_SUCCESS || !now)
         return; /* (no context current: the runtime binds the device's primary one) */
     const int dev = current_device();
     CUcontext mine = atomic_load(&device_context_handle[dev]);
@@ -378,6 +413,8 @@ void shim_gpu_leave(const shim_gpu_scope *scope)
     CUcontext popped = NULL;
     if (scope->pushed)
         (void)ctx_pop(&popped);
+    if (scope->mode_set)
+        restore_capture(scope->mode);
 }
 
 shim_gpu_thread *shim_gpu_thread_state(const char **why)
@@ -431,6 +468,13 @@ int shim_gpu_after_program(shim_gpu_thread *t, int kind_a, int kind_b, int kind_
 {
     if (!program_writable(kind_a) && !program_writable(kind_b) && !program_writable(kind_c))
         return 0;
+    /* while the program captures a blocking stream the legacy stream may not be touched (its use
+     * would invalidate the capture): the call is then ordered with nothing of the program's */
+    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(cudaStreamLegacy, &capturing) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
     if (shim_gpu_fail(cudaEventRecord(t->program_queued, cudaStreamLegacy), "waiting for the program's work", why))
         return -1;
     cudaStream_t *streams[SHIM_THREAD_STREAMS];

@@ -63,7 +63,8 @@ static inline void shim_thread_streams(shim_gpu_thread *t, cudaStream_t *s[SHIM_
  * default streams, streams made by cudaStreamCreate (an event recorded on the legacy default stream
  * waits for all of them), as a cuBLAS call on the default stream would; the thread's streams wait
  * for that event. Work on the program's non-blocking streams is the program's to wait for, as with
- * cuBLAS. 0, or -1 with *why. */
+ * cuBLAS. While the program captures a graph on a blocking stream, the legacy stream may not be
+ * touched, and the call is ordered with nothing. 0, or -1 with *why. */
 int shim_gpu_after_program(shim_gpu_thread *t, int kind_a, int kind_b, int kind_c, const char **why);
 
 /* the devices host-data calls are spread over (SHIMBLAS_DEVICES, else all), in order; the count */

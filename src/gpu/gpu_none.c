@@ -42,7 +42,7 @@ int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_
 
 void shim_gpu_enter(shim_gpu_scope *scope)
 {
-    scope->pushed = 0;
+    scope->pushed = scope->mode_set = scope->mode = 0;
 }
 
 void shim_gpu_leave(const shim_gpu_scope *scope)

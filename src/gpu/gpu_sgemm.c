@@ -250,6 +250,9 @@ static void init_workers(void)
 static void *worker_main(void *arg)
 {
     device_worker *w = arg;
+    /* the library's own thread: never refused, nor a program's graph capture spoilt, for its CUDA calls */
+    enum cudaStreamCaptureMode relaxed = cudaStreamCaptureModeRelaxed;
+    (void)cudaThreadExchangeStreamCaptureMode(&relaxed);
     pthread_mutex_lock(&w->lock);
     for (;;) {
         while (!w->share)
