@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "blas_cases.h"
+#include "gpu_calls.h"
 #include "gpu_guard.h"
 #include "gpu_memory.h"
 #include "reference.h"
@@ -22,16 +23,7 @@ static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 static void calls(tc_tally *t, uint64_t *rng, int expect)
 {
     pthread_mutex_lock(&one_at_a_time);
-    tc_gemm_counted(t, &tc_device_memory, (tc_gemm){0, 0, 0, 200, 150, 100, 1.0f, 0.0f, 3}, rng, tc_judge_gpu,
-                    expect);
-    tc_gemm_counted(t, &tc_device_memory, (tc_gemm){1, 1, 0, 300, 260, 700, -0.5f, 0.75f, 0}, rng,
-                    tc_judge_gpu, expect);
-    tc_gemv_counted(t, &tc_device_memory, (tc_gemv){0, 1, 310, 190, -2, 3, 0.75f, 0.5f, 1}, rng, tc_judge_gpu,
-                    expect);
-    tc_gemm_counted(t, &tc_host_memory, (tc_gemm){0, 0, 1, 900, 700, 500, 1.0f, 0.5f, 1}, rng, tc_judge_gpu,
-                    expect);
-    tc_gemv_counted(t, &tc_host_memory, (tc_gemv){1, 0, 3000, 1000, 1, -1, 1.0f, 0.0f, 0}, rng, tc_judge_gpu,
-                    expect);
+    tc_gpu_calls(t, rng, expect);
     pthread_mutex_unlock(&one_at_a_time);
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "blas_cases.h"
+#include "gpu_calls.h"
 #include "gpu_guard.h"
 #include "gpu_memory.h"
 #include "reference.h"
@@ -49,19 +50,6 @@ static void *entry(const char *name, unsigned version)
     return fn;
 }
 
-static void calls(tc_tally *t, uint64_t *rng, int expect)
-{
-    tc_gemm_counted(t, &tc_device_memory, (tc_gemm){0, 0, 0, 200, 150, 100, 1.0f, 0.0f, 3}, rng, tc_judge_gpu,
-                    expect);
-    tc_gemm_counted(t, &tc_device_memory, (tc_gemm){1, 1, 0, 300, 260, 700, -0.5f, 0.75f, 0}, rng,
-                    tc_judge_gpu, expect);
-    tc_gemv_counted(t, &tc_device_memory, (tc_gemv){0, 1, 310, 190, -2, 3, 0.75f, 0.5f, 1}, rng, tc_judge_gpu,
-                    expect);
-    tc_gemm_counted(t, &tc_host_memory, (tc_gemm){0, 0, 1, 900, 700, 500, 1.0f, 0.5f, 1}, rng, tc_judge_gpu,
-                    expect);
-    tc_gemv_counted(t, &tc_host_memory, (tc_gemv){1, 0, 3000, 1000, 1, -1, 1.0f, 0.0f, 0}, rng, tc_judge_gpu,
-                    expect);
-}
 
 static void counts(const char *when)
 {
@@ -112,30 +100,30 @@ int main(int argc, char **argv)
     if (own_first) {
         /* the library's first calls, and so its state on the device, in the program's context */
         own = make_own();
-        calls(&t, &rng, 'g');
+        tc_gpu_calls(&t, &rng, 'g');
         still_current(&t, own, "the program's own");
         counts("the program's context, first");
     } else {
-        calls(&t, &rng, 'g');
+        tc_gpu_calls(&t, &rng, 'g');
         counts("primary context");
         own = make_own();
         for (int round = 1; round <= 2; round++) {
-            calls(&t, &rng, 'g');
+            tc_gpu_calls(&t, &rng, 'g');
             still_current(&t, own, "the program's own");
         }
         counts("the program's context");
     }
     primary = to_primary();
-    calls(&t, &rng, 'g');
+    tc_gpu_calls(&t, &rng, 'g');
     still_current(&t, primary, "the primary one");
     counts("primary context");
 
     TEST_CUDA(set_current(own));
-    calls(&t, &rng, 'g');
+    tc_gpu_calls(&t, &rng, 'g');
     still_current(&t, own, "the program's own");
     TEST_CUDA(destroy(own)); /* current on this thread: the runtime binds the primary one next */
-    calls(&t, &rng, 'g');
-    calls(&t, &rng, 'g');
+    tc_gpu_calls(&t, &rng, 'g');
+    tc_gpu_calls(&t, &rng, 'g');
     counts("after the program's context was destroyed");
 
     printf("check_own_context%s: %d cases, %d failures\n", own_first ? " own-first" : "", t.cases, t.failures);
