@@ -35,8 +35,8 @@ int shim_gpu_sgemm(const shim_gemm_problem *p, const shim_operands *where, shim_
  *   graph (in global mode, from any thread) the library's allocations and synchronisations of its
  *   own streams are neither refused nor invalidate the program's capture;
  * - where the thread's current context is not the one the library's state on that device lives in
- *   (a program's own context, made with cuCtxCreate and current), enter waits for that context's
- *   legacy stream and pushes the library's context; leave pops it.
+ *   (a program's own context, made with cuCtxCreate and current), enter waits for what the program
+ *   queued on that context's blocking streams and pushes the library's context; leave pops it.
  * The scope is the calling thread's. */
 typedef struct shim_gpu_scope {
     int pushed;

@@ -44,11 +44,17 @@ typedef CUresult (*ctx_set_current_fn)(CUcontext);
 typedef CUresult (*ctx_id_fn)(CUcontext, unsigned long long *);
 typedef CUresult (*ctx_pop_fn)(CUcontext *);
 typedef CUresult (*stream_sync_fn)(CUstream);
+typedef CUresult (*event_create_fn)(CUevent *, unsigned);
+typedef CUresult (*event_record_fn)(CUevent, CUstream);
+typedef CUresult (*event_fn)(CUevent);
 static ctx_current_fn ctx_current;
 static ctx_set_current_fn ctx_set_current, ctx_push;
 static ctx_id_fn ctx_id;
 static ctx_pop_fn ctx_pop;
 static stream_sync_fn stream_sync;
+static event_create_fn event_create;
+static event_record_fn event_record;
+static event_fn event_sync, event_destroy;
 static _Atomic unsigned long long device_context[SHIM_MAX_DEVICES]; /* the id the device's state is of */
 static _Atomic(CUcontext) device_context_handle[SHIM_MAX_DEVICES];  /* and its handle (set under reset_lock) */
 static atomic_uint device_epoch[SHIM_MAX_DEVICES];
@@ -170,6 +176,10 @@ static void look_up_context_id(void)
         ctx_push = (ctx_set_current_fn)push;
         ctx_pop = (ctx_pop_fn)pop;
         stream_sync = (stream_sync_fn)sync;
+        event_create = (event_create_fn)driver_entry("cuEventCreate", 2000);
+        event_record = (event_record_fn)driver_entry("cuEventRecord", 2000);
+        event_sync = (event_fn)driver_entry("cuEventSynchronize", 2000);
+        event_destroy = (event_fn)driver_entry("cuEventDestroy", 4000);
     }
 }
 
@@ -388,6 +398,28 @@ static unsigned device_generation(int dev)
     return atomic_load(&device_epoch[dev]);
 }
 
+/* Before a call leaves the program's own context for the library's: what the program queued on its
+ * context's blocking streams (legacy, per-thread default, cudaStreamCreate'd) is finished, by an event
+ * recorded on its legacy stream (which waits for all of them) and waited for on the host. Not while
+ * the program captures a blocking stream there (the legacy stream may not be touched then). */
+static void wait_for_program_context(void)
+{
+    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(cudaStreamLegacy, &capturing) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    CUevent done = NULL;
+    if (!event_create || !event_record || !event_sync || !event_destroy ||
+        event_create(&done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+        (void)stream_sync(CU_STREAM_LEGACY);
+        return;
+    }
+    if (event_record(done, CU_STREAM_LEGACY) == CUDA_SUCCESS)
+        (void)event_sync(done);
+    (void)event_destroy(done);
+}
+
 void shim_gpu_enter(shim_gpu_scope *scope)
 {
     scope->pushed = scope->mode_set = scope->mode = 0;
@@ -404,7 +436,7 @@ void shim_gpu_enter(shim_gpu_scope *scope)
     unsigned long long id = 0;
     if (!mine || mine == now || ctx_id(mine, &id) != CUDA_SUCCESS || id != atomic_load(&device_context[dev]))
         return; /* the library's own context, its first use of the device, or a reset (device_generation) */
-    (void)stream_sync(CU_STREAM_LEGACY); /* the program's work on its context's legacy stream */
+    wait_for_program_context();
     scope->pushed = ctx_push(mine) == CUDA_SUCCESS;
 }
 

@@ -9,6 +9,7 @@
  * ordered with anything (the program's to wait for, as with cuBLAS). Also: the program's later work
  * on the legacy stream sees the call's result (read back by a copy queued on it). Exit 77 without a
  * usable GPU. */
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +82,7 @@ static void gemm_case(cudaStream_t stream, const char *name, uint64_t *rng)
     TEST_CUDA(cudaMemcpyAsync(got, dc, sizeof(float) * m * n, cudaMemcpyDeviceToHost, cudaStreamLegacy));
     TEST_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
     TEST_CUDA(cudaDeviceSynchronize());
-    char what[160];
+    char what[320];
     snprintf(what, sizeof what, "sgemm 700x500x600 on device operands written on %s", name);
     verdict(test_compare(what, got, 1, ref, bound, (long)m * n, k, 2.0), what);
 
@@ -127,7 +128,7 @@ static void gemv_case(cudaStream_t stream, const char *name, uint64_t *rng)
     cblas_sgemv(CblasColMajor, CblasTrans, m, n, alpha, da, m, dx, 1, beta, dy, 1);
     float got[2000];
     TEST_CUDA(cudaMemcpy(got, dy, sizeof(float) * n, cudaMemcpyDeviceToHost));
-    char what[160];
+    char what[320];
     snprintf(what, sizeof what, "sgemv T 3000x2000 on device operands written on %s", name);
     verdict(test_compare(what, got, 1, ref, bound, n, m, 2.0), what);
     cudaFreeHost(ha), cudaFreeHost(hx), cudaFreeHost(hy);
@@ -135,11 +136,9 @@ static void gemv_case(cudaStream_t stream, const char *name, uint64_t *rng)
     free(a), free(x), free(y), free(ref), free(bound);
 }
 
-int main(void)
+/* the three blocking streams of the current context, each case on each */
+static void each_stream(const char *where, uint64_t *rng)
 {
-    test_require_gpu();
-    uint64_t rng = test_seed();
-    shimblas_set_mode(SHIMBLAS_MODE_GPU);
     cudaStream_t own = NULL;
     TEST_CUDA(cudaStreamCreate(&own));
     const struct {
@@ -148,19 +147,43 @@ int main(void)
     } streams[] = {{cudaStreamLegacy, "the legacy default stream"},
                    {cudaStreamPerThread, "the per-thread default stream"},
                    {own, "a stream of the program's (cudaStreamCreate)"}};
+    for (size_t s = 0; s < sizeof streams / sizeof streams[0]; s++) {
+        char name[160];
+        snprintf(name, sizeof name, "%s%s", streams[s].name, where);
+        gemm_case(streams[s].stream, name, rng);
+        gemv_case(streams[s].stream, name, rng);
+    }
+    TEST_CUDA(cudaStreamDestroy(own));
+}
+
+typedef CUresult (*ctx_create_fn)(CUcontext *, unsigned, CUdevice);
+
+int main(void)
+{
+    test_require_gpu();
+    uint64_t rng = test_seed();
+    shimblas_set_mode(SHIMBLAS_MODE_GPU);
     shimblas_stats before, after;
     shimblas_get_stats(&before);
     for (int round = 0; round < 2; round++)
-        for (size_t s = 0; s < sizeof streams / sizeof streams[0]; s++) {
-            gemm_case(streams[s].stream, streams[s].name, &rng);
-            gemv_case(streams[s].stream, streams[s].name, &rng);
-        }
+        each_stream("", &rng);
+    /* and in a context of the program's own (cuCtxCreate, current): the library works in its own
+     * context, so what the program queued in this one is waited for before it leaves it */
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    CUcontext ctx = NULL;
+    if (cudaGetDriverEntryPointByVersion("cuCtxCreate", &fn, 3020, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess || ((ctx_create_fn)fn)(&ctx, 0, 0) != CUDA_SUCCESS) {
+        printf("FAIL: no context of the program's own could be made\n");
+        return 1;
+    }
+    each_stream(", in the program's own context", &rng);
     shimblas_get_stats(&after);
     /* every call on the GPU: the ordering, not a recomputation, is what is checked */
     char what[160];
-    snprintf(what, sizeof what, "every call on the GPU (sgemm gpu %llu of 12, sgemv gpu %llu of 6)",
+    snprintf(what, sizeof what, "every call on the GPU (sgemm gpu %llu of 18, sgemv gpu %llu of 9)",
              after.sgemm.gpu - before.sgemm.gpu, after.sgemv.gpu - before.sgemv.gpu);
-    verdict(after.sgemm.gpu - before.sgemm.gpu != 12 || after.sgemv.gpu - before.sgemv.gpu != 6, what);
+    verdict(after.sgemm.gpu - before.sgemm.gpu != 18 || after.sgemv.gpu - before.sgemv.gpu != 9, what);
     printf("check_stream_order: %d cases, %d failures\n", cases, failures);
     return failures != 0;
 }
