@@ -62,9 +62,13 @@ static int measure_gpu(shim_cost_model *m, const char **why)
     const size_t dev_floats = 3 * floats;   /* device data well beyond the 60 MB L2 */
     float *host = malloc(floats * sizeof(float)), *pinned = NULL, *dev = NULL;
     void *work = NULL;
+    /* nothing here may touch the legacy default stream or synchronise the device: a program may be
+     * capturing a graph on a blocking stream right now (the first call of a process can come then),
+     * and such a call would spoil its capture. Device memory comes and goes on the library's
+     * non-blocking stream, and every copy runs there. */
     int rc = !host ||
              shim_gpu_fail(cudaMallocHost((void **)&pinned, floats * sizeof(float)), "measure", why) ||
-             shim_gpu_fail(cudaMalloc((void **)&dev, dev_floats * sizeof(float)), "measure", why);
+             shim_gpu_fail(cudaMallocAsync((void **)&dev, dev_floats * sizeof(float), t->stream), "measure", why);
     double best;
     if (!rc) {
         fill_random(host, floats);
@@ -80,8 +84,9 @@ static int measure_gpu(shim_cost_model *m, const char **why)
             cudaStreamSynchronize(t->stream);
         });
         m->d2h_gbps = floats * 4.0 / best * 1e-6;
-        for (size_t off = floats; off < dev_floats; off += floats)
-            cudaMemcpy(dev + off, pinned, floats * 4, cudaMemcpyHostToDevice); /* random data, never zeros */
+        for (size_t off = floats; off < dev_floats; off += floats) /* random data, never zeros */
+            rc = rc || shim_gpu_fail(cudaMemcpyAsync(dev + off, pinned, floats * 4, cudaMemcpyHostToDevice, t->stream),
+                                     "measure", why);
 
         /* kernels on device data: a 2048 square sgemm; sgemv over 128 MB in both forms */
         const int n = 2048;
@@ -100,7 +105,7 @@ static int measure_gpu(shim_cost_model *m, const char **why)
                              .math = shim_config_get()->sgemm_math};
         const shim_sgemm_variant *gv = shim_sgemm_select(&g);
         g.work_bytes = shim_sgemm_work_bytes(gv, &g);
-        rc = g.work_bytes && shim_gpu_fail(cudaMalloc(&work, g.work_bytes), "measure", why);
+        rc = rc || (g.work_bytes && shim_gpu_fail(cudaMallocAsync(&work, g.work_bytes, t->stream), "measure", why));
         g.work = work;
         BEST_OF(3, best, {
             shim_sgemm_run(gv, &g);
@@ -146,12 +151,13 @@ static int measure_gpu(shim_cost_model *m, const char **why)
         m->gpu_call_ms = best;
     }
     free(host);
+    if (dev)
+        cudaFreeAsync(dev, t->stream);
+    if (work)
+        cudaFreeAsync(work, t->stream);
+    cudaStreamSynchronize(t->stream); /* (the pinned buffer's last copies done) */
     if (pinned)
         cudaFreeHost(pinned);
-    if (dev)
-        cudaFree(dev);
-    if (work)
-        cudaFree(work);
     return rc ? -1 : 0;
 }
 
