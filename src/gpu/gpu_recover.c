@@ -14,6 +14,28 @@ typedef struct mirror {
     int owned;
 } mirror;
 
+/* A copy between device and host memory, rows of `width` bytes. On the legacy default stream,
+ * which orders it after everything the program queued on its blocking streams; but while the
+ * program captures a graph on a blocking stream the legacy stream may not be touched (its use would
+ * spoil the capture), and the copy goes on the library's own stream (whose call, if it got that far,
+ * was ordered with nothing of the program's either: shim_gpu_after_program). */
+static int copy_rows(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows,
+                     const char *what, const char **why)
+{
+    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(cudaStreamLegacy, &capturing) == cudaSuccess)
+        return shim_gpu_fail(rows == 1 ? cudaMemcpy(dst, src, width, cudaMemcpyDefault)
+                                       : cudaMemcpy2D(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault),
+                             what, why);
+    (void)cudaGetLastError();
+    if (rows == 1)
+        dpitch = spitch = width;
+    shim_gpu_thread *t = shim_gpu_thread_state(why);
+    return !t || shim_gpu_fail(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, t->stream),
+                               what, why) ||
+           shim_gpu_fail(cudaStreamSynchronize(t->stream), what, why);
+}
+
 /* rows x cols with leading dimension ld, as a host matrix (*ld_out is its leading dimension) */
 static int matrix_down(mirror *m, const float *src, int64_t ld, int64_t rows, int64_t cols, enum shim_memory_kind kind,
                        int64_t *ld_out, const char **why)
@@ -31,11 +53,10 @@ static int matrix_down(mirror *m, const float *src, int64_t ld, int64_t rows, in
     m->owned = 1;
     *ld_out = rows;
     if (ld == rows || cols == 1) /* contiguous (a packed matrix, a unit-stride vector): one plain copy */
-        return shim_gpu_fail(cudaMemcpy(m->host, src, sizeof(float) * (size_t)rows * (size_t)cols, cudaMemcpyDefault),
-                             "copying an operand from the device", why);
-    return shim_gpu_fail(cudaMemcpy2D(m->host, sizeof(float) * (size_t)rows, src, sizeof(float) * (size_t)ld,
-                                      sizeof(float) * (size_t)rows, (size_t)cols, cudaMemcpyDefault),
+        return copy_rows(m->host, 0, src, 0, sizeof(float) * (size_t)rows * (size_t)cols, 1,
                          "copying an operand from the device", why);
+    return copy_rows(m->host, sizeof(float) * (size_t)rows, src, sizeof(float) * (size_t)ld,
+                     sizeof(float) * (size_t)rows, (size_t)cols, "copying an operand from the device", why);
 }
 
 /* a vector of n entries with increment inc (from its lowest-addressed entry) as a host vector:
@@ -83,9 +104,8 @@ int shim_gpu_recover_sgemm(const shim_gemm_problem *p, const shim_operands *wher
         }
     }
     if (!rc && c.owned)
-        rc = shim_gpu_fail(cudaMemcpy2D(p->c, sizeof(float) * (size_t)p->ldc, c.host, sizeof(float) * (size_t)ldc,
-                                        sizeof(float) * (size_t)p->m, (size_t)p->n, cudaMemcpyDefault),
-                           "copying the result to the device", why);
+        rc = copy_rows(p->c, sizeof(float) * (size_t)p->ldc, c.host, sizeof(float) * (size_t)ldc,
+                       sizeof(float) * (size_t)p->m, (size_t)p->n, "copying the result to the device", why);
     release(&a);
     release(&b);
     release(&c);
@@ -118,11 +138,10 @@ int shim_gpu_recover_sgemv(const shim_gemv_problem *p, const shim_operands *wher
     }
     /* only y's own entries go back, never the gaps of a strided y */
     if (!rc && y.owned)
-        rc = stepy == 1 ? shim_gpu_fail(cudaMemcpy(p->y, y.host, sizeof(float) * (size_t)leny, cudaMemcpyDefault),
-                                        "copying the result to the device", why)
-                        : shim_gpu_fail(cudaMemcpy2D(p->y, sizeof(float) * (size_t)stepy, y.host, sizeof(float), sizeof(float),
-                                        (size_t)leny, cudaMemcpyDefault),
-                           "copying the result to the device", why);
+        rc = stepy == 1 ? copy_rows(p->y, 0, y.host, 0, sizeof(float) * (size_t)leny, 1,
+                                    "copying the result to the device", why)
+                        : copy_rows(p->y, sizeof(float) * (size_t)stepy, y.host, sizeof(float), sizeof(float),
+                                    (size_t)leny, "copying the result to the device", why);
     release(&a);
     release(&x);
     release(&y);
