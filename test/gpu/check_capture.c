@@ -8,13 +8,21 @@
  * before it, in gpu mode. After it: the capture ends without error, the graph runs and sets the
  * buffer, the calls are right against float64 and ran on the GPU. Three ways: the calling thread
  * capturing a non-blocking stream, another thread capturing one, and the calling thread capturing a
- * blocking stream (cudaStreamCreate: the legacy default stream may not be touched then). Exit 77
- * without a usable GPU. */
+ * blocking stream (cudaStreamCreate: the legacy default stream may not be touched then).
+ * With `first`: the program's first BLAS call comes during a capture of a blocking stream (the
+ * library's setup, its probe, streams, staging buffers and kernels' first use, all then), the other
+ * two ways after. With `first auto`: the same in auto mode with an empty cost-model cache, so the
+ * first call measures the machine for the cost model during the capture; the model must come out
+ * measured (not given up, which would keep every later call on the CPU). With SHIMBLAS_TEST_FAIL=gpu
+ * in the environment: every GPU call fails and is recomputed on the CPU (device operands copied
+ * down and the result copied back) during the captures, which must stay whole. Exit 77 without a
+ * usable GPU. */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_guard.h"
 #include "reference.h"
@@ -73,7 +81,7 @@ static void blas_calls(round_data *r)
 
 static void judge(round_data *r, const char *how)
 {
-    char what[200];
+    char what[320];
     float *dc = malloc(sizeof(float) * M * N), dgy[GV_N];
     TEST_CUDA(cudaMemcpy(dc, r->dc, sizeof(float) * M * N, cudaMemcpyDeviceToHost));
     TEST_CUDA(cudaMemcpy(dgy, r->dgy, sizeof(float) * GV_N, cudaMemcpyDeviceToHost));
@@ -115,7 +123,7 @@ static void capture_end(capture *c)
 /* the capture ended whole and its graph does what was captured */
 static void judge_capture(capture *c, const char *how)
 {
-    char what[200];
+    char what[320];
     snprintf(what, sizeof what, "%s: the program's capture began (%s) and ended (%s)", how,
              cudaGetErrorString(c->begun), cudaGetErrorString(c->ended));
     int ok = c->begun == cudaSuccess && c->ended == cudaSuccess && c->graph;
@@ -152,29 +160,46 @@ static void *capturing_thread(void *arg)
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const int first = argc > 1 && strcmp(argv[1], "first") == 0;
+    const int automatic = first && argc > 2 && strcmp(argv[2], "auto") == 0;
+    const char *fail = getenv("SHIMBLAS_TEST_FAIL");
+    const int injected = fail && strcmp(fail, "gpu") == 0;
+    char cache[] = "/tmp/shimblas-capture-XXXXXX";
+    if (automatic) {
+        /* an empty cache: the model is measured by the first call that asks for it */
+        if (!mkdtemp(cache)) {
+            printf("FAIL: no folder for the cost model's cache\n");
+            return 1;
+        }
+        setenv("SHIMBLAS_CACHE_DIR", cache, 1);
+    }
     test_require_gpu();
     uint64_t rng = test_seed();
-    shimblas_set_mode(SHIMBLAS_MODE_GPU);
+    shimblas_set_mode(automatic ? SHIMBLAS_MODE_AUTO : SHIMBLAS_MODE_GPU);
     cudaStream_t nonblocking, blocking;
     TEST_CUDA(cudaStreamCreateWithFlags(&nonblocking, cudaStreamNonBlocking));
     TEST_CUDA(cudaStreamCreate(&blocking));
     unsigned char *mark = NULL;
     TEST_CUDA(cudaMalloc((void **)&mark, MARK_BYTES));
-    /* a first call outside any capture: the library's own setup (its probe, streams, the
-     * kernels' first use) is not what is checked below */
-    round_data warm;
-    prepare(&warm, &rng);
-    blas_calls(&warm);
-    judge(&warm, "before any capture");
+    if (!first) {
+        /* a first call outside any capture: the library's own setup (its probe, streams, the
+         * kernels' first use) is not what is checked below */
+        round_data warm;
+        prepare(&warm, &rng);
+        blas_calls(&warm);
+        judge(&warm, "before any capture");
+    }
 
     shimblas_stats before, after;
     shimblas_get_stats(&before);
     const char *const hows[3] = {"the calling thread capturing a non-blocking stream",
                                  "another thread capturing a non-blocking stream",
                                  "the calling thread capturing a blocking stream"};
-    for (int way = 0; way < 3; way++) {
+    const int order[2][3] = {{0, 1, 2}, {2, 0, 1}}; /* first: the blocking stream's capture first */
+    for (int i = 0; i < 3; i++) {
+        const int way = order[first][i];
         round_data r;
         prepare(&r, &rng);
         TEST_CUDA(cudaDeviceSynchronize());
@@ -193,15 +218,43 @@ int main(void)
             blas_calls(&r);
             capture_end(&c);
         }
-        judge_capture(&c, hows[way]);
-        judge(&r, hows[way]);
+        char how[200];
+        snprintf(how, sizeof how, "%s%s", hows[way], first && i == 0 ? " (the program's first BLAS call)" : "");
+        judge_capture(&c, how);
+        judge(&r, how);
     }
     shimblas_get_stats(&after);
-    char what[160];
+    char what[320];
     unsigned long long gemm_gpu = after.sgemm.gpu - before.sgemm.gpu, gemv_gpu = after.sgemv.gpu - before.sgemv.gpu;
-    snprintf(what, sizeof what, "every call during a capture on the GPU (sgemm %llu of 6, sgemv %llu of 6)", gemm_gpu,
-             gemv_gpu);
-    verdict(gemm_gpu == 6 && gemv_gpu == 6, what);
+    if (automatic) {
+        /* auto mode: the host-operand calls go where the model says; the device-operand ones to
+         * the GPU; the model itself measured, not given up */
+        char report[8192];
+        shimblas_report(report, sizeof report, 0);
+        const char *line = strstr(report, "cost model: ");
+        char shown[160] = "(no cost model line in the report)";
+        if (line)
+            snprintf(shown, sizeof shown, "%.*s", (int)strcspn(line, "\n"), line);
+        snprintf(what, sizeof what, "the cost model measured during the capture: %s", shown);
+        verdict(line && strncmp(line + strlen("cost model: "), "measured in", strlen("measured in")) == 0, what);
+        snprintf(what, sizeof what, "the device-operand calls on the GPU (sgemm %llu, sgemv %llu, at least 3 each)",
+                 gemm_gpu, gemv_gpu);
+        verdict(gemm_gpu >= 3 && gemv_gpu >= 3, what);
+        char path[sizeof cache + 64];
+        snprintf(path, sizeof path, "rm -rf %s", cache);
+        (void)system(path);
+    } else if (injected) {
+        unsigned long long gemm_failed = after.sgemm.gpu_failed - before.sgemm.gpu_failed,
+                           gemv_failed = after.sgemv.gpu_failed - before.sgemv.gpu_failed;
+        snprintf(what, sizeof what,
+                 "every call during a capture failed on the GPU and was recomputed (sgemm %llu of 6, sgemv %llu of 6)",
+                 gemm_failed, gemv_failed);
+        verdict(gemm_failed == 6 && gemv_failed == 6, what);
+    } else {
+        snprintf(what, sizeof what, "every call during a capture on the GPU (sgemm %llu of 6, sgemv %llu of 6)",
+                 gemm_gpu, gemv_gpu);
+        verdict(gemm_gpu == 6 && gemv_gpu == 6, what);
+    }
     printf("check_capture: %d cases, %d failures\n", cases, failures);
     return failures != 0;
 }
