@@ -507,13 +507,18 @@ int shim_gpu_after_program(shim_gpu_thread *t, int kind_a, int kind_b, int kind_
         (void)cudaGetLastError();
         return 0;
     }
-    if (shim_gpu_fail(cudaEventRecord(t->program_queued, cudaStreamLegacy), "waiting for the program's work", why))
+    if (shim_gpu_fail(cudaEventRecord(t->program_queued, cudaStreamLegacy), "waiting for the program's work", why) ||
+        shim_gpu_wait_for(t, t->program_queued, why))
         return -1;
+    return 1;
+}
+
+int shim_gpu_wait_for(shim_gpu_thread *t, cudaEvent_t event, const char **why)
+{
     cudaStream_t *streams[SHIM_THREAD_STREAMS];
     shim_thread_streams(t, streams);
     for (int i = 0; i < SHIM_THREAD_STREAMS; i++)
-        if (shim_gpu_fail(cudaStreamWaitEvent(*streams[i], t->program_queued, 0), "waiting for the program's work",
-                          why))
+        if (shim_gpu_fail(cudaStreamWaitEvent(*streams[i], event, 0), "waiting for the program's work", why))
             return -1;
     return 0;
 }

@@ -64,8 +64,12 @@ static inline void shim_thread_streams(shim_gpu_thread *t, cudaStream_t *s[SHIM_
  * waits for all of them), as a cuBLAS call on the default stream would; the thread's streams wait
  * for that event. Work on the program's non-blocking streams is the program's to wait for, as with
  * cuBLAS. While the program captures a graph on a blocking stream, the legacy stream may not be
- * touched, and the call is ordered with nothing. 0, or -1 with *why. */
+ * touched, and the call is ordered with nothing. 1 when t->program_queued was recorded (and t's
+ * streams wait for it: the streams of the call's other devices are to wait for it too,
+ * shim_gpu_wait_for), 0 when there was nothing to order, -1 with *why. */
 int shim_gpu_after_program(shim_gpu_thread *t, int kind_a, int kind_b, int kind_c, const char **why);
+/* every stream of t waits for event (which may be another device's): 0, or -1 with *why */
+int shim_gpu_wait_for(shim_gpu_thread *t, cudaEvent_t event, const char **why);
 
 /* the devices host-data calls are spread over (SHIMBLAS_DEVICES, else all), in order; the count */
 int shim_gpu_host_devices(const int **list);

@@ -48,6 +48,8 @@ typedef struct sgemm_job {
     shim_block_exchange *bx;  /* B's blocks staged once for all devices (NULL: each its own) */
     int sharers;              /* shares taking bands (devices) */
     double t0;                /* host ms at the call's start (SHIMBLAS_TIMELINE) */
+    cudaEvent_t program_queued; /* the program's work the call waits for, recorded on the calling
+                                   device (NULL: none); the other devices' shares wait for it too */
 } sgemm_job;
 
 /* With the exchange every share walks the tile columns in the same order. Before a tile it has
@@ -142,8 +144,12 @@ static int run_tile(share_run *r, int i, int j, const char **why)
 static int run_bands(sgemm_job *job, int share, int device, shim_written *written, const char **why)
 {
     shim_gpu_thread *t = shim_gpu_thread_state(why);
-    if (!t)
+    /* another device's share: its copies of pinned operands wait for what the program queued too */
+    if (!t || (share > 0 && job->program_queued && shim_gpu_wait_for(t, job->program_queued, why))) {
+        if (job->bx)
+            shim_exchange_arrive(job->bx, 0); /* (done with the exchange: never took part) */
         return -1;
+    }
     const shim_tile_plan plan = job->plan;
     share_run run, *r = &run; /* (large: only what a failed init leaves behind is cleared) */
     r->job = job;
@@ -311,7 +317,8 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
     shim_matrix_ref a = shim_matrix(p->a, p->lda, reads_ab ? shim_staging_kind(where->a, p->a) : SHIM_MEM_UNUSED);
     shim_matrix_ref b = shim_matrix(p->b, p->ldb, reads_ab ? shim_staging_kind(where->b, p->b) : SHIM_MEM_UNUSED);
     shim_matrix_ref c = shim_matrix(p->c, p->ldc, shim_staging_kind(where->c, p->c));
-    if (shim_gpu_after_program(t, a.kind, b.kind, c.kind, why))
+    const int ordered = shim_gpu_after_program(t, a.kind, b.kind, c.kind, why);
+    if (ordered < 0)
         return -1;
     int k = reads_ab ? p->k : 0;
     int staged = !a.in_place || !b.in_place || !c.in_place;
@@ -331,7 +338,8 @@ static int run_on_devices(const shim_gemm_problem *p, const shim_operands *where
         *why = "not enough device memory for even the smallest tiles";
         return -1;
     }
-    sgemm_job job = {p, a, b, c, k, plan, 0, NULL, 1, shim_config_get()->timeline ? shim_now_ms() : 0};
+    sgemm_job job = {p, a, b, c, k, plan, 0, NULL, 1, shim_config_get()->timeline ? shim_now_ms() : 0,
+                     ordered ? t->program_queued : NULL};
     /* one device, or a call too small to share: the caller's thread alone */
     if (ndev > 1 && (!a.in_place || !b.in_place || !c.in_place) && plan.mt >= 2 &&
         (double)p->m * p->n * (double)(k > 0 ? k : 1) >= SHIM_SPREAD_MIN_MACS) {

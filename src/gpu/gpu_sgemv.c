@@ -159,7 +159,7 @@ static int sgemv_on_current(const shim_gemv_problem *p, const shim_operands *whe
         return -1;
     }
     if (shim_gpu_after_program(t, a.kind, reads_a ? shim_staging_kind(where->b, p->x) : SHIM_MEM_UNUSED,
-                               shim_staging_kind(where->c, p->y), why))
+                               shim_staging_kind(where->c, p->y), why) < 0)
         return -1;
     shim_pipeline *pl = shim_pipeline_begin(t, written);
     vector_stage x, y;

@@ -9,9 +9,13 @@
  *   3. device operands on device 1 while device 0 is current: computed on the GPU, and device 0 is
  *      current afterwards; sgemv too;
  *   4. operands on two devices (A on 0, B and C on 1): computed on the CPU through host copies,
- *      correct, counted as a CPU call, no GPU failure.
- * Usage: check_devices            (the parent: runs the children and compares)
- *        check_devices --child OUT (one host-data run, C written to OUT) */
+ *      correct, counted as a CPU call, no GPU failure;
+ *   5. pinned host operands the program writes asynchronously (copies from device memory on the
+ *      legacy stream, held back by a sleeping host function) and the NN call at once, spread over
+ *      all devices: every device's share reads what the copies wrote (within the bound, on the GPU).
+ * Usage: check_devices             (the parent: runs the children and compares)
+ *        check_devices --child OUT  (one host-data run, C written to OUT)
+ *        check_devices --pinned OUT (case 5's call, C written to OUT) */
 #include <float.h>
 #include <math.h>
 #include <spawn.h>
@@ -92,15 +96,59 @@ static int child(const char *out)
     return (int)(st.sgemm.gpu_failed * 10 + st.sgemm.gpu);
 }
 
+static void CUDART_CB hold_back(void *ms)
+{
+    usleep((useconds_t)(*(int *)ms) * 1000);
+}
+
+/* case 5: A, B, C pinned and NaN; the program queues (behind a sleep) their values' copies from
+ * device memory on the legacy stream and calls at once; C written to out; the counters as child's */
+static int pinned_child(const char *out)
+{
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * N);
+    fill(a, (size_t)M * K, 1);
+    fill(b, (size_t)K * N, 2);
+    shimblas_set_mode(SHIMBLAS_MODE_GPU);
+    float *pa, *pb, *pc, *da, *db, *dc;
+    CHECK(cudaMallocHost((void **)&pa, sizeof(float) * M * K));
+    CHECK(cudaMallocHost((void **)&pb, sizeof(float) * K * N));
+    CHECK(cudaMallocHost((void **)&pc, sizeof(float) * M * N));
+    CHECK(cudaMalloc((void **)&da, sizeof(float) * M * K));
+    CHECK(cudaMalloc((void **)&db, sizeof(float) * K * N));
+    CHECK(cudaMalloc((void **)&dc, sizeof(float) * M * N));
+    CHECK(cudaMemcpy(da, a, sizeof(float) * M * K, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b, sizeof(float) * K * N, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dc, 0, sizeof(float) * M * N)); /* beta 1 below: C's queued value is 0 */
+    memset(pa, 0xff, sizeof(float) * M * K);
+    memset(pb, 0xff, sizeof(float) * K * N);
+    memset(pc, 0xff, sizeof(float) * M * N);
+    CHECK(cudaDeviceSynchronize());
+    static int ms = 150;
+    CHECK(cudaLaunchHostFunc(cudaStreamLegacy, hold_back, &ms));
+    CHECK(cudaMemcpyAsync(pa, da, sizeof(float) * M * K, cudaMemcpyDeviceToHost, cudaStreamLegacy));
+    CHECK(cudaMemcpyAsync(pb, db, sizeof(float) * K * N, cudaMemcpyDeviceToHost, cudaStreamLegacy));
+    CHECK(cudaMemcpyAsync(pc, dc, sizeof(float) * M * N, cudaMemcpyDeviceToHost, cudaStreamLegacy));
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, pa, M, pb, K, 1.0f, pc, M);
+    CHECK(cudaDeviceSynchronize());
+    shimblas_stats st;
+    shimblas_get_stats(&st);
+    printf("pinned child: sgemm gpu %llu, cpu %llu, gpu_failed %llu\n", st.sgemm.gpu, st.sgemm.cpu, st.sgemm.gpu_failed);
+    FILE *f = fopen(out, "wb");
+    if (!f || fwrite(pc, sizeof(float), (size_t)M * N, f) != (size_t)M * N)
+        return 100;
+    fclose(f);
+    return (int)(st.sgemm.gpu_failed * 10 + st.sgemm.gpu);
+}
+
 /* runs this program as a child with the variables set; returns its exit status */
-static int spawn_child(const char *self, const char *out, const char *devices, const char *fail)
+static int spawn_child_as(const char *self, const char *mode, const char *out, const char *devices, const char *fail)
 {
     char dev_var[64], fail_var[64];
     snprintf(dev_var, sizeof dev_var, "SHIMBLAS_DEVICES=%s", devices);
     snprintf(fail_var, sizeof fail_var, "SHIMBLAS_TEST_FAIL=%s", fail ? fail : "");
     const char *vars[] = {dev_var, fail ? fail_var : "SHIMBLAS_TEST_FAIL", NULL};
     char **env = test_child_env(vars);
-    char *argv[] = {(char *)self, "--child", (char *)out, NULL};
+    char *argv[] = {(char *)self, (char *)mode, (char *)out, NULL};
     pid_t pid;
     int status = -1;
     fflush(stdout);
@@ -108,6 +156,11 @@ static int spawn_child(const char *self, const char *out, const char *devices, c
         waitpid(pid, &status, 0);
     free(env);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int spawn_child(const char *self, const char *out, const char *devices, const char *fail)
+{
+    return spawn_child_as(self, "--child", out, devices, fail);
 }
 
 static float *load(const char *path)
@@ -189,6 +242,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--child") == 0)
         return child(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--pinned") == 0)
+        return pinned_child(argv[2]);
     test_require_gpu();
     int count = 0;
     CHECK(cudaGetDeviceCount(&count));
@@ -215,6 +270,21 @@ int main(int argc, char **argv)
     verdict("device 1 failing: both calls recovered, within the bound",
             s3 != 20 || check("broken NN", 0, M, N, K, a, b, c3) + check("broken TN", 1, M, N, K, a, b, c3 + (size_t)M * N));
     unlink(one), unlink(all), unlink(broken);
+    char pinned[64];
+    snprintf(pinned, sizeof pinned, "/tmp/check_devices.%ld.pinned", (long)getpid());
+    int s5 = spawn_child_as(argv[0], "--pinned", pinned, "all", NULL);
+    float *c5 = malloc(sizeof(float) * M * N);
+    FILE *f5 = fopen(pinned, "rb");
+    int read5 = f5 && fread(c5, sizeof(float), (size_t)M * N, f5) == (size_t)M * N;
+    if (f5)
+        fclose(f5);
+    unlink(pinned);
+    if (s5 != 1)
+        printf("  pinned operands: the child exited %d (1: one call, on the GPU)\n", s5);
+    verdict("pinned operands written on the legacy stream, the call at once over all devices: on the GPU, within "
+            "the bound",
+            s5 != 1 || !read5 || check("pinned NN", 0, M, N, K, a, b, c5));
+    free(c5);
     device_operands();
     printf("check_devices: %d failures\n", failures);
     return failures != 0;
