@@ -20,7 +20,8 @@ fall two or three in one bank is counted as colliding. The model is a proxy, not
 documented rule: on the H100 the stream-K kernel's loop at 0.56 colliding against the data-parallel
 kernel's 0.20 ran with 0.67 dispatch stalls an issue against 0.29 (Nsight Compute), 12-14 % slower on
 the same tiles (docs/notes/sgemm.md, stream-K section). cuobjdump comes with the CUDA toolkit, or
-from PyPI's nvidia-cuda-cuobjdump wheel."""
+from PyPI's nvidia-cuda-cuobjdump wheel, which needs nvdisasm beside it on PATH (the
+nvidia-cuda-nvdisasm wheel: cuobjdump -sass stops with "Could not find executable file 'nvdisasm'")."""
 import collections
 import re
 import subprocess
