@@ -67,9 +67,7 @@ static void mark_child(void)
     forked_after_init = 1;
 }
 
-/* the calling thread's stream capture mode made relaxed; the mode it had, or -1 where it could not be
- * changed */
-static int relax_capture(void)
+int shim_gpu_relax_capture(void)
 {
     enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
     if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess) {
@@ -84,6 +82,15 @@ static void restore_capture(int mode)
     enum cudaStreamCaptureMode m = (enum cudaStreamCaptureMode)mode;
     if (mode >= 0)
         (void)cudaThreadExchangeStreamCaptureMode(&m);
+}
+
+int shim_gpu_legacy_usable(void)
+{
+    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(cudaStreamLegacy, &capturing) == cudaSuccess)
+        return 1;
+    (void)cudaGetLastError(); /* (the refusal is the answer, not an error of the call) */
+    return 0;
 }
 
 static void release_one(shim_gpu_thread *t)
@@ -112,7 +119,7 @@ static void release_thread_state(void *unused)
     (void)unused;
     if (forked_after_init)
         return;
-    const int mode = relax_capture(); /* (a thread may end while the program captures a graph) */
+    const int mode = shim_gpu_relax_capture(); /* (a thread may end while the program captures a graph) */
     int saved = 0;
     cudaGetDevice(&saved);
     for (int d = 0; d < SHIM_MAX_DEVICES; d++)
@@ -188,7 +195,7 @@ static void probe_devices(void);
 /* (in relaxed capture mode: a program capturing a graph when the library first uses CUDA) */
 static void probe(void)
 {
-    const int mode = relax_capture();
+    const int mode = shim_gpu_relax_capture();
     probe_devices();
     restore_capture(mode);
 }
@@ -404,11 +411,8 @@ static unsigned device_generation(int dev)
  * the program captures a blocking stream there (the legacy stream may not be touched then). */
 static void wait_for_program_context(void)
 {
-    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(cudaStreamLegacy, &capturing) != cudaSuccess) {
-        (void)cudaGetLastError();
+    if (!shim_gpu_legacy_usable())
         return;
-    }
     CUevent done = NULL;
     if (!event_create || !event_record || !event_sync || !event_destroy ||
         event_create(&done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
@@ -427,7 +431,7 @@ void shim_gpu_enter(shim_gpu_scope *scope)
     CUcontext now = NULL;
     if (!shim_gpu_usable(&why))
         return;
-    scope->mode = relax_capture();
+    scope->mode = shim_gpu_relax_capture();
     scope->mode_set = scope->mode >= 0;
     if (!ctx_push || ctx_current(&now) != CUDA_SUCCESS || !now)
         return; /* (no context current: the runtime binds the device's primary one) */
@@ -502,11 +506,8 @@ int shim_gpu_after_program(shim_gpu_thread *t, int kind_a, int kind_b, int kind_
         return 0;
     /* while the program captures a blocking stream the legacy stream may not be touched (its use
      * would invalidate the capture): the call is then ordered with nothing of the program's */
-    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(cudaStreamLegacy, &capturing) != cudaSuccess) {
-        (void)cudaGetLastError();
+    if (!shim_gpu_legacy_usable())
         return 0;
-    }
     if (shim_gpu_fail(cudaEventRecord(t->program_queued, cudaStreamLegacy), "waiting for the program's work", why) ||
         shim_gpu_wait_for(t, t->program_queued, why))
         return -1;

@@ -70,6 +70,13 @@ static inline void shim_thread_streams(shim_gpu_thread *t, cudaStream_t *s[SHIM_
 int shim_gpu_after_program(shim_gpu_thread *t, int kind_a, int kind_b, int kind_c, const char **why);
 /* every stream of t waits for event (which may be another device's): 0, or -1 with *why */
 int shim_gpu_wait_for(shim_gpu_thread *t, cudaEvent_t event, const char **why);
+/* 1 when the legacy default stream may be used now; 0 while the program captures a graph on a
+ * blocking stream (in any thread), when using it would spoil that capture */
+int shim_gpu_legacy_usable(void);
+/* the calling thread's stream capture mode made relaxed (a program's graph capture in global mode
+ * then neither refuses nor is spoilt by the library's CUDA calls); the mode it had, or -1 where it
+ * could not be changed */
+int shim_gpu_relax_capture(void);
 
 /* the devices host-data calls are spread over (SHIMBLAS_DEVICES, else all), in order; the count */
 int shim_gpu_host_devices(const int **list);

@@ -22,12 +22,10 @@ typedef struct mirror {
 static int copy_rows(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows,
                      const char *what, const char **why)
 {
-    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(cudaStreamLegacy, &capturing) == cudaSuccess)
+    if (shim_gpu_legacy_usable())
         return shim_gpu_fail(rows == 1 ? cudaMemcpy(dst, src, width, cudaMemcpyDefault)
                                        : cudaMemcpy2D(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault),
                              what, why);
-    (void)cudaGetLastError();
     if (rows == 1)
         dpitch = spitch = width;
     shim_gpu_thread *t = shim_gpu_thread_state(why);

@@ -257,8 +257,7 @@ static void *worker_main(void *arg)
 {
     device_worker *w = arg;
     /* the library's own thread: never refused, nor a program's graph capture spoilt, for its CUDA calls */
-    enum cudaStreamCaptureMode relaxed = cudaStreamCaptureModeRelaxed;
-    (void)cudaThreadExchangeStreamCaptureMode(&relaxed);
+    (void)shim_gpu_relax_capture();
     pthread_mutex_lock(&w->lock);
     for (;;) {
         while (!w->share)
