@@ -1,0 +1,535 @@
+#!/usr/bin/env python3
+"""Rewrites the FFMAs of a kernel's k loop in an sm_90 cubin: a new order within each stretch where
+ptxas's order is not needed for correctness, the two factors of a FFMA swapped where that helps
+(a*b+c and b*a+c are the same number), and the operand-reuse flags set for the new order. Every
+instruction that is not a FFMA keeps its place, and every place keeps its control bits (stall,
+yield, scoreboards, wait mask), so the code's synchronisation is ptxas's. The goal is the FFMA order
+cuBLAS's FP32 kernels have and ptxas would not keep when written in the source (docs/notes/sgemm.md,
+"cuBLAS's TN block"): more sources from the reuse caches, fewer FFMAs reading two or three
+uncached sources from one register bank. A probe, not part of the library: bench/patched_loop.cu
+times the result against the unpatched cubin and checks it bitwise.
+
+Usage: bench/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap] [--flags-only]
+  REGEX: kernels whose name matches (default: all); --no-swap keeps each FFMA's factors in their
+  slots; --flags-only keeps ptxas's order and sets the reuse flags by the model below.
+  Needs cuobjdump and nvdisasm on PATH (to read the instructions' text).
+
+The model (bench/sass_loop.py's): register Rn sits in bank n % 2; a source read in slot s of a FFMA
+whose reuse flag is set stays in slot s's cache entry for its bank, and a later FFMA reading the same
+register in the same slot takes it from there, until another register of that bank is read in that
+slot or any other instruction comes between. Flags are set only where ptxas's encoding allows them
+(yield bit 1, stall 1..11: bench/sass_words.py) and never on a register written before its next use.
+
+What may move: FFMAs in the register form (0x223) without a guard predicate, among the places of
+such FFMAs between two other instructions, never across a place with a wait mask (a wait is on the
+place: what follows it may read what the wait was for). A FFMA naming a register that a nearby
+instruction with no scoreboard (fixed latency) also names stays where it is. FFMAs that write a
+register keep their order with every FFMA that reads or writes it, at no fewer cycles apart than
+min(ptxas's distance, 6)."""
+import collections
+import re
+import subprocess
+import sys
+
+import sass_words as sw
+
+FFMA_RRR = 0x223
+WINDOW = 16    # instructions either side of a run whose fixed-latency register use pins a FFMA
+MIN_GAP = 6    # cycles a dependent FFMA pair keeps at least (or ptxas's distance where it is less)
+
+
+def texts(path):
+    """{(kernel, address): text} from cuobjdump -sass (branch targets as addresses)."""
+    out, kernel = {}, None
+    sass = subprocess.run(['cuobjdump', '-sass', path], capture_output=True, text=True, check=True).stdout
+    for line in sass.splitlines():
+        m = re.match(r'\s*Function : (\S+)', line)
+        if m:
+            kernel = m.group(1)
+            continue
+        m = re.match(r'\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;', line)
+        if m and kernel:
+            out[kernel, int(m.group(1), 16)] = m.group(2)
+    return out
+
+
+def regs_named(text):
+    """registers an instruction's text names, a vector access's whole range (over-approximated)"""
+    width = 4 if '.128' in text.split(' ')[0] else 2 if '.64' in text.split(' ')[0] else 1
+    out = set()
+    for m in re.finditer(r'\bR(\d+)(\.64)?', text):
+        n = int(m.group(1))
+        out.update(range(n, n + max(width, 2 if m.group(2) else 1)))
+    return out
+
+
+NO_DEST = ('ST', 'LDGSTS', 'RED', 'BAR', 'BRA', 'EXIT', 'DEPBAR', 'NOP', 'WARPSYNC', 'BSYNC', 'BSSY', 'CALL',
+           'RET', 'LDGDEPBAR', 'MEMBAR', 'ERRBAR', 'CCTL', 'ARRIVES', 'SYNCS')
+STOPS = ('BAR', 'BRA', 'EXIT', 'DEPBAR', 'WARPSYNC', 'BSYNC', 'BSSY', 'CALL', 'RET', 'MEMBAR', 'SYNCS')
+
+
+def slots_of(x):
+    """(reads, writes) of an instruction: reads as (slot, register) for each register source, the
+    slot being the source's position among the sources; writes as registers. For text other than a
+    FFMA's the reading is from cuobjdump's text, vector widths over-approximated."""
+    if x['ffma'] and x['opcode'] == FFMA_RRR:
+        return [(0, x['ra']), (1, x['rb']), (2, x['rc'])], {x['rd']}
+    text = re.sub(r'^@!?U?P\w+\s+', '', x['text'])
+    op, _, rest = text.partition(' ')
+    ops = [o.strip() for o in rest.split(',')] if rest.strip() else []
+    width = 4 if '.128' in op else 2 if '.64' in op else 1
+    writes = set()
+    if ops and not op.startswith(NO_DEST) and re.fullmatch(r'R\d+', ops[0]):
+        n = int(ops[0][1:])
+        writes = set(range(n, n + width))
+        ops = ops[1:]
+    ops = [o for o in ops if not re.fullmatch(r'!?U?P(T|\d+)', o)]  # predicates: not register slots
+    reads = []
+    if op.split('.')[0] == 'MOV':  # a MOV's source is encoded in the second source's field
+        ops = ['RZ'] + ops
+    for slot, o in enumerate(ops):
+        for m in re.finditer(r'\bR(\d+|Z)(\.64)?', o):
+            n = 255 if m.group(1) == 'Z' else int(m.group(1))
+            for r in range(n, n + (2 if m.group(2) or (width > 1 and o.startswith('R')) else 1)):
+                reads.append((slot, r))
+    return reads, writes
+
+
+MEMORY = ('LDS', 'LDG', 'LDGSTS', 'STS', 'STG', 'LDSM')
+
+
+def crossable(y, s, reads):
+    """may a source flagged in slot s stay cached across y (not a register-form FFMA)? Only as
+    ptxas lets it: across an instruction without a wait or a barrier that reads no register in
+    slot s, or, for slot 0, across a memory access (its address does not go through the slots)"""
+    if y['ffma'] and y['opcode'] == FFMA_RRR:
+        return True
+    if CROSS == 'none' or (CROSS == 'slot1' and s != 1):
+        return False
+    op = re.sub(r'^@!?U?P\w+\s+', '', y['text']).split(' ')[0]
+    if y['wait'] or op.startswith(STOPS):
+        return False
+    if op.startswith(MEMORY):
+        return s < 2 and not any(t == s and op.startswith(('STS', 'STG')) for t, _ in reads)
+    return not any(t == s for t, _ in reads)
+
+
+def loop_flags(seq, lo, hi):
+    """reuse flags of every register-form FFMA of seq[lo..hi] for the order there: a source keeps
+    its slot's cache entry for its bank until an instruction reads another register of that bank in
+    that slot, writes the register, waits on a scoreboard, or is a barrier or branch; flagged where
+    the next reader of that entry is the same register in the same slot (what ptxas does across
+    other instructions that leave the slot alone)"""
+    info = [slots_of(x) for x in seq[lo:hi + 1]]
+    for p in range(lo, hi + 1):
+        x = seq[p]
+        if not (x['ffma'] and x['opcode'] == FFMA_RRR):
+            continue
+        bits = 0
+        if flag_ok(x):
+            for s, r in enumerate(srcs(x)):
+                if r == 255 or r == x['rd']:
+                    continue
+                for q in range(p + 1, hi + 1):
+                    y = seq[q]
+                    reads, writes = info[q - lo]
+                    ffma = y['ffma'] and y['opcode'] == FFMA_RRR
+                    if ffma and (s, r) in reads:
+                        bits |= 1 << s
+                        break
+                    if r in writes or y['yield'] == 0 or not crossable(y, s, reads):
+                        break
+                    if ffma and any(t == s and v % 2 == r % 2 for t, v in reads):
+                        break
+                    if not ffma and any(v == r for _, v in reads):
+                        break
+        x['reuse'] = (x['reuse'] & 8) | bits
+
+
+def model2(seq):
+    """(FFMAs, reuse flags, colliding FFMAs) by loop_flags's cache: entries kept across other
+    instructions that leave their slot and bank alone"""
+    cache, n, flags, coll = {}, 0, 0, 0
+    for x in seq:
+        reads, writes = slots_of(x)
+        if not (x['ffma'] and x['opcode'] == FFMA_RRR):
+            cache_after(cache, x, False)
+            continue
+        n += 1
+        uncached = []
+        for s, r in enumerate(srcs(x)):
+            if r == 255:
+                continue
+            if cache.get((s, r % 2)) != r:
+                uncached.append(r)
+            reuse = x['reuse'] >> s & 1
+            flags += reuse
+            cache[(s, r % 2)] = r if reuse else None
+        for k, v in list(cache.items()):
+            if v == x['rd']:
+                cache[k] = None
+        banks = collections.Counter(r % 2 for r in uncached)
+        coll += bool(banks) and max(banks.values()) >= 2
+    return n, flags, coll
+
+
+def k_loop(ins):
+    """(first, last) index of the shortest backward branch's body holding at least 256 FFMAs"""
+    best = None
+    for i, x in enumerate(ins):
+        m = re.search(r'\bBRA\b.*?(0x[0-9a-f]+)', x['text'])
+        if m and int(m.group(1), 16) < x['addr']:
+            s = int(m.group(1), 16) // 16
+            if sum(y['ffma'] for y in ins[s:i + 1]) >= 256 and (best is None or i - s < best[1] - best[0]):
+                best = (s, i)
+    return best
+
+
+def movable(x):
+    return x['ffma'] and x['opcode'] == FFMA_RRR and x['pred'] == 7
+
+
+def flag_ok(x):
+    return x['yield'] == 1 and 1 <= x['stall'] <= 11
+
+
+def srcs(x):
+    return (x['ra'], x['rb'], x['rc'])
+
+
+def model(seq):
+    """(FFMAs, reuse flags, colliding FFMAs) of a list of decoded instructions, by the model"""
+    cache, n, flags, coll = {}, 0, 0, 0
+    for x in seq:
+        if not x['ffma']:
+            cache = {}
+            continue
+        n += 1
+        uncached = []
+        for s, r in enumerate(srcs(x)):
+            if r is None or r == 255 or x['kinds'][s] != 'R':
+                continue
+            if cache.get((s, r % 2)) != r:
+                uncached.append(r)
+            reuse = x['reuse'] >> s & 1
+            flags += reuse
+            cache[(s, r % 2)] = r if reuse else None
+        banks = collections.Counter(r % 2 for r in uncached)
+        coll += bool(banks) and max(banks.values()) >= 2
+    return n, flags, coll
+
+
+def cache_after(cache, x, can_flag):
+    """the reuse caches (slot, bank) -> register after x, every FFMA source kept where it may be
+    flagged (the flags are set afterwards, for the sources read again)"""
+    reads, writes = slots_of(x)
+    if x['ffma'] and x['opcode'] == FFMA_RRR:
+        for s, r in reads:
+            cache[(s, r % 2)] = r if can_flag and r != 255 else None
+    else:
+        for s in range(3):
+            if x['yield'] == 0 or not crossable(x, s, reads):
+                cache.pop((s, 0), None)
+                cache.pop((s, 1), None)
+        for k, v in list(cache.items()):
+            if any(v == r for _, r in reads):
+                cache[k] = None
+    for k, v in list(cache.items()):
+        if v in writes:
+            cache[k] = None
+
+
+def reorder(seq, lo, hi, swap, placed, cycle, last):
+    """a new order of the FFMAs in seq[lo:hi] (a run of movable FFMAs and pinned ones), or None;
+    placed: original index -> new place of every instruction placed so far (updated); last: the
+    reuse caches before the run (updated to after it)"""
+    # the places: a new group starts at a wait mask or a pinned FFMA
+    groups, cur = [], []
+    for p in range(lo, hi):
+        if seq[p]['pinned'] or seq[p]['wait'] or seq[p]['yield'] == 0:
+            if cur:
+                groups.append(cur)
+            cur = []
+            if seq[p]['pinned']:
+                groups.append([p])
+                continue
+        cur.append(p)
+    if cur:
+        groups.append(cur)
+    mine, start = {}, dict(last)
+    out = list(seq)
+    for g in groups:
+        best = order_group(g, seq, placed, mine, cycle, last, swap)
+        if best is None:
+            last.clear()
+            last.update(start)
+            return None
+        for p, (x, sw_ab) in zip(g, best):
+            y = dict(x)
+            if sw_ab:
+                y['ra'], y['rb'] = x['rb'], x['ra']
+            for k in ('stall', 'yield', 'wait', 'wbar', 'rbar'):
+                y[k] = seq[p][k]
+            out[p] = y
+            mine[x['index']] = p
+            cache_after(last, y, flag_ok(seq[p]))
+    placed.update(mine)
+    return out
+
+
+CROSS = 'all'    # which flagged sources may stay cached across other instructions: all, slot1, none
+BEAM = 24       # orders kept at each place of a group
+COLLISION = 2.0  # a bank collision weighs as many cache hits
+
+
+def order_group(g, seq, placed, mine, cycle, last, swap):
+    """the FFMAs of places g (one group: no wait mask or pinned FFMA inside) in a new order, as
+    [(instruction, factors swapped)], by a beam search for the most cache hits less COLLISION a
+    bank collision, ties to the order nearest ptxas's; None if no order keeps the dependencies"""
+    pool = [seq[p] for p in g]
+    beam = [(0.0, 0, [], dict(last), {})]
+    for p in g:
+        nxt = {}
+        for score, dist, chosen, cache, here in beam:
+            used = {x['index'] for x, _ in chosen}
+            seen = {**placed, **mine, **here}
+            for x in pool:
+                if x['index'] in used or not deps_ok(x, p, seen, cycle, seq):
+                    continue
+                for sw_ab in ((False, True) if swap and not x['pinned'] else (False,)):
+                    a, b = (x['rb'], x['ra']) if sw_ab else (x['ra'], x['rb'])
+                    hits, unc = 0, []
+                    for s, r in enumerate((a, b, x['rc'])):
+                        if cache.get((s, r % 2)) == r:
+                            hits += 1
+                        else:
+                            unc.append(r)
+                    banks = collections.Counter(r % 2 for r in unc)
+                    coll = bool(banks) and max(banks.values()) >= 2
+                    key = (score + hits - COLLISION * coll, dist - abs(x['index'] - p) - 0.01 * sw_ab)
+                    y = dict(x, ra=a, rb=b)
+                    c2 = dict(cache)
+                    cache_after(c2, y, flag_ok(seq[p]))
+                    ident = (frozenset(used | {x['index']}), tuple(sorted((k, v) for k, v in c2.items() if v is not None)))
+                    if ident not in nxt or nxt[ident][0][:2] < key:
+                        nxt[ident] = ((key[0], key[1]), chosen + [(x, sw_ab)], c2, {**here, x['index']: p})
+        if not nxt:
+            return None
+        ranked = sorted(nxt.values(), key=lambda v: v[0], reverse=True)[:BEAM]
+        beam = [(k[0], k[1], ch, c, h) for k, ch, c, h in ranked]
+    return beam[0][2]
+
+
+def deps_ok(x, p, placed, cycle, seq):
+    """may x (an FFMA of the run) take place p, given the FFMAs placed so far"""
+    for d, gap in x['after']:
+        q = placed.get(d)
+        if q is None:
+            if seq[d]['run'] == x['run']:
+                return False  # an earlier FFMA of this run it depends on is not placed yet
+            continue
+        if cycle[p] - cycle[q] < gap:
+            return False
+    return True
+
+
+def rewrite(ins, swap=True, flags_only=False):
+    """ins (decoded, in order, with 'text') rewritten in place where its k loop is; statistics"""
+    span = k_loop(ins)
+    if not span:
+        return None
+    lo, hi = span
+    for i, x in enumerate(ins):
+        x['index'], x['pinned'], x['after'], x['run'] = i, False, [], None
+    before = model(ins[lo:hi + 1]) + model2(ins[lo:hi + 1])
+    # runs of movable FFMAs
+    runs, i = [], lo
+    while i <= hi:
+        if movable(ins[i]):
+            j = i
+            while j + 1 <= hi and movable(ins[j + 1]):
+                j += 1
+            runs.append((i, j + 1))
+            i = j + 1
+        else:
+            i += 1
+    for r, (a, b) in enumerate(runs):
+        # fixed-latency instructions before the run that name a FFMA's register, and any other
+        # instruction after it that names a FFMA's result, keep that FFMA in its place
+        near_before, near_after = set(), set()
+        for k in range(max(0, a - WINDOW), a):
+            if not movable(ins[k]) and ins[k]['wbar'] == 7 and ins[k]['rbar'] == 7:
+                near_before |= regs_named(ins[k]['text'])
+        for k in range(b, min(len(ins), b + WINDOW)):
+            if not movable(ins[k]):
+                near_after |= regs_named(ins[k]['text'])
+        for p in range(a, b):
+            x = ins[p]
+            x['run'] = r
+            if near_before & {x['rd'], x['ra'], x['rb'], x['rc']} or x['rd'] in near_after:
+                x['pinned'] = True
+    # dependencies between FFMAs (a writer before a reader or writer of its register), with the
+    # cycles ptxas left between them
+    cyc = [0]
+    for x in ins:
+        cyc.append(cyc[-1] + x['stall'])
+    writer = {}
+    for i in range(lo, hi + 1):
+        x = ins[i]
+        if not x['ffma'] or x['opcode'] != FFMA_RRR:
+            continue
+        for r in set(srcs(x)) | {x['rd']}:
+            w = writer.get(r)
+            if w is not None:
+                x['after'].append((w, max(4, min(cyc[i] - cyc[w], MIN_GAP))))
+        writer[x['rd']] = i
+    # readers before a writer (write after read): the reader stays first
+    for i in range(lo, hi + 1):
+        x = ins[i]
+        if movable(x):
+            for r in {x['ra'], x['rb'], x['rc']}:  # ptxas reuses a spent factor's register for a sum
+                for j in range(i + 1, hi + 1):
+                    y = ins[j]
+                    if y['ffma'] and y['rd'] == r:
+                        if y['run'] == x['run']:
+                            y['after'].append((i, 1))
+                        break
+    out = list(ins)
+    placed = {i: i for i in range(len(ins)) if not movable(ins[i])}
+    kept, last, at = 0, {}, lo
+    for a, b in runs:
+        for p in range(at, a):
+            cache_after(last, out[p], flag_ok(out[p]))
+        new = None if flags_only else reorder(out, a, b, swap, placed, cyc, last)
+        if new is None:
+            kept += 1
+            placed.update({p: p for p in range(a, b)})
+            for p in range(a, b):
+                cache_after(last, out[p], flag_ok(out[p]))
+        else:
+            out = new
+        at = b
+    bad = check(out, placed, cyc, lo, hi)
+    if bad:
+        raise SystemExit(f'dependency distances broken: {bad[:5]}')
+    loop_flags(out, lo, hi)
+    problem = verify(ins, out, lo, hi)
+    if problem:
+        raise SystemExit(f'refused: {problem}')
+    ins[:] = out
+    return before, model(ins[lo:hi + 1]) + model2(ins[lo:hi + 1]), sum(x['pinned'] for x in ins), len(runs), kept
+
+
+def check(out, placed, cyc, lo, hi):
+    """(reader, writer, cycles, needed) of every dependency the new order breaks"""
+    bad = []
+    for p in range(lo, hi + 1):
+        x = out[p]
+        for d, gap in x.get('after', []):
+            q = placed[d]
+            if cyc[p] - cyc[q] < gap:
+                bad.append((x['index'], d, cyc[p] - cyc[q], gap))
+    return bad
+
+
+def dataflow(ins, lo, hi, iters=2):
+    """what every register holds after iters passes of the loop, run in order (a FFMA's value from
+    its factors as an unordered pair and its sum; any other instruction's result new)"""
+    val = {}
+    for it in range(iters):
+        for p in range(lo, hi + 1):
+            x = ins[p]
+            reads, writes = slots_of(x)
+            if x['ffma'] and x['opcode'] == FFMA_RRR:
+                a, b, c = (val.get(r, ('in', r)) for r in srcs(x))
+                val[x['rd']] = hash(('fma', tuple(sorted((hash(a), hash(b)))), hash(c)))
+            else:
+                for r in writes:
+                    val[r] = ('op', p, it)
+    return val
+
+
+def verify(old, new, lo, hi):
+    """why new's loop is not old's, or None: the same values in every register after two passes,
+    at least 4 cycles from a FFMA to any reader of its result (across the back edge too), and every
+    flagged source next read in its slot and bank as the same register, holding the same value"""
+    if dataflow(old, lo, hi) != dataflow(new, lo, hi):
+        return 'the loop computes something else'
+    body = new[lo:hi + 1] * 2
+    cyc, wrote, cache, val = 0, {}, {}, {}
+    for i, x in enumerate(body):
+        reads, writes = slots_of(x)
+        ffma = x['ffma'] and x['opcode'] == FFMA_RRR
+        for s, r in reads:
+            w = wrote.get(r)
+            if w is not None and cyc - w < 4:
+                return f'a FFMA result read {cyc - w} cycles after it was written ({x["text"]})'
+        if ffma:
+            for s, r in reads:
+                hit = cache.get((s, r % 2))
+                if hit is not None and hit[0] == r and hit[1] != val.get(r):
+                    return f'a stale value from the reuse cache ({x["text"]})'
+                if hit is not None and hit[0] != r:
+                    return f'a flagged source next read in its slot and bank as another register ({x["text"]})'
+            for s, r in reads:
+                cache[(s, r % 2)] = (r, val.get(r)) if x['reuse'] >> s & 1 else None
+        else:
+            for s in range(3):
+                if x['yield'] == 0 or not crossable(x, s, reads):
+                    cache.pop((s, 0), None)
+                    cache.pop((s, 1), None)
+        for r in writes:
+            val[r] = (i, r)
+            if ffma:
+                wrote[r] = cyc
+            else:
+                wrote.pop(r, None)
+        cyc += x['stall']
+    return None
+
+
+def encode_ffma(x):
+    w = int.from_bytes(x['word'], 'little')
+    w &= ~((0xff << 24) | (0xff << 32))
+    w |= (x['ra'] << 24) | (x['rb'] << 32)
+    return sw.encode(w.to_bytes(16, 'little'), **{k: x[k] for k in sw.CONTROL})
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    if len(args) < 2:
+        sys.exit(__doc__)
+    swap, flags_only = '--no-swap' not in sys.argv, '--flags-only' in sys.argv
+    global BEAM, COLLISION, CROSS
+    for a in sys.argv:
+        if a.startswith('--cross='):
+            CROSS = a[8:]
+        if a.startswith('--beam='):
+            BEAM = int(a[7:])
+        if a.startswith('--collision='):
+            COLLISION = float(a[12:])
+    pattern = re.compile(args[2] if len(args) > 2 else '.')
+    cubin = bytearray(open(args[0], 'rb').read())
+    text = texts(args[0])
+    for name, off, size in sw.sections(bytes(cubin)):
+        if not pattern.search(name):
+            continue
+        ins = []
+        for a in range(0, size, 16):
+            d = sw.decode(cubin[off + a:off + a + 16])
+            d['addr'], d['text'] = a, text.get((name, a), '')
+            ins.append(d)
+        stats = rewrite(ins, swap, flags_only)
+        if not stats:
+            continue
+        (n0, f0, c0, _, g0, d0), (n1, f1, c1, _, g1, d1), pinned, runs, kept = stats
+        for p, x in enumerate(ins):
+            if x['ffma'] and x['opcode'] == FFMA_RRR:
+                cubin[off + 16 * p:off + 16 * p + 16] = encode_ffma(x)
+        print(f'{name}\n  k loop: {n0} FFMAs in {runs} runs ({kept} kept as they were), {pinned} pinned; reuse flags a FFMA {f0 / n0:.2f} -> '
+              f'{f1 / n1:.2f}, colliding {c0 / n0:.2f} -> {c1 / n1:.2f}; kept across other instructions: flags {g0 / n0:.2f} -> {g1 / n1:.2f}, colliding {d0 / n0:.2f} -> {d1 / n1:.2f}')
+    open(args[1], 'wb').write(cubin)
+
+
+if __name__ == '__main__':
+    main()
