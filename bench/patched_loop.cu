@@ -1,6 +1,6 @@
 /* One pipelined kernel three ways: as built into this program, and loaded from cubin files (the same
  * kernel compiled with -cubin, then the same cubin with its k loop's machine code rewritten by
- * bench/sass_reorder.py). Each is checked bitwise against the built-in kernel on the same operands
+ * tools/sass_reorder.py). Each is checked bitwise against the built-in kernel on the same operands
  * and timed in turns with it and with cuBLAS pedantic FP32 on the same product, in one process. What
  * it answers: does an order of the FFMAs that ptxas would not choose (more operand reuse, fewer
  * register-bank collisions) make the kernel faster (docs/notes/sgemm.md)?
@@ -10,7 +10,7 @@
  * The cubin, the same source with the same flags:
  *   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Ikernels/sgemm -Ikernels/common -Isrc/util \
  *        -Icompat -Iinclude -Ibuild -cubin -o loop.cubin bench/patched_loop.cu
- *   bench/sass_reorder.py loop.cubin reordered.cubin
+ *   tools/sass_reorder.py loop.cubin reordered.cubin
  * Usage: patched_loop M N K ROUNDS CUBIN...   (operands as the modes say: MA/MB 0 = LOAD_R16, 3 = LOAD_K16)
  * Output: a line per kernel: bitwise the same or not, median ms, ratio to the built-in kernel and to
  * cuBLAS; exit status 1 when any cubin's result differs. */

@@ -26,7 +26,7 @@ them then. ffma_control_problem() encodes these rules, stricter in refusing any 
 0, and encode() refuses an FFMA word that breaks them. The meaning of the yield bit's two values
 (which one lets the scheduler switch warps) is not something the disassembler shows.
 
-Usage as a self-check: bench/sass_words.py CUBIN [CUBIN...]  (nvdisasm on PATH). It compares every
+Usage as a self-check: tools/sass_words.py CUBIN [CUBIN...]  (nvdisasm on PATH). It compares every
 FFMA's registers, guard and reuse flags with nvdisasm's text and checks encode(decode(w)) == w.
 """
 import re

@@ -9,7 +9,7 @@ cuBLAS's FP32 kernels have and ptxas would not keep when written in the source (
 uncached sources from one register bank. A probe, not part of the library: bench/patched_loop.cu
 times the result against the unpatched cubin and checks it bitwise.
 
-Usage: bench/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap] [--flags-only]
+Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap] [--flags-only]
   REGEX: kernels whose name matches (default: all); --no-swap keeps each FFMA's factors in their
   slots; --flags-only keeps ptxas's order and sets the reuse flags by the model below.
   Needs cuobjdump and nvdisasm on PATH (to read the instructions' text).
@@ -18,7 +18,7 @@ The model (bench/sass_loop.py's): register Rn sits in bank n % 2; a source read 
 whose reuse flag is set stays in slot s's cache entry for its bank, and a later FFMA reading the same
 register in the same slot takes it from there, until another register of that bank is read in that
 slot or any other instruction comes between. Flags are set only where ptxas's encoding allows them
-(yield bit 1, stall 1..11: bench/sass_words.py) and never on a register written before its next use.
+(yield bit 1, stall 1..11: tools/sass_words.py) and never on a register written before its next use.
 
 What may move: FFMAs in the register form (0x223) without a guard predicate, among the places of
 such FFMAs between two other instructions, never across a place with a wait mask (a wait is on the
@@ -27,6 +27,8 @@ instruction with no scoreboard (fixed latency) also names stays where it is. FFM
 register keep their order with every FFMA that reads or writes it, at no fewer cycles apart than
 min(ptxas's distance, 6)."""
 import collections
+import multiprocessing
+import os
 import re
 import subprocess
 import sys
@@ -287,43 +289,56 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
     [(instruction, factors swapped)], by a beam search for the most cache hits less COLLISION a
     bank collision, ties to the order nearest ptxas's; None if no order keeps the dependencies"""
     pool = [seq[p] for p in g]
-    beam = [(0.0, 0, [], dict(last), {})]
+    beam = [(0.0, 0.0, [], dict(last), {}, frozenset())]
     for p in g:
-        nxt = {}
-        for score, dist, chosen, cache, here in beam:
-            used = {x['index'] for x, _ in chosen}
-            seen = {**placed, **mine, **here}
+        cands = []
+        for si, (score, dist, _, cache, here, used) in enumerate(beam):
+            maps = (here, mine, placed)
             for x in pool:
-                if x['index'] in used or not deps_ok(x, p, seen, cycle, seq):
+                if x['index'] in used or not deps_ok(x, p, maps, cycle, seq):
                     continue
                 for sw_ab in ((False, True) if swap and not x['pinned'] else (False,)):
                     a, b = (x['rb'], x['ra']) if sw_ab else (x['ra'], x['rb'])
-                    hits, unc = 0, []
-                    for s, r in enumerate((a, b, x['rc'])):
-                        if cache.get((s, r % 2)) == r:
+                    hits, banks = 0, [0, 0]
+                    for s, r in ((0, a), (1, b), (2, x['rc'])):
+                        if cache.get((s, r & 1)) == r:
                             hits += 1
                         else:
-                            unc.append(r)
-                    banks = collections.Counter(r % 2 for r in unc)
-                    coll = bool(banks) and max(banks.values()) >= 2
-                    key = (score + hits - COLLISION * coll, dist - abs(x['index'] - p) - 0.01 * sw_ab)
-                    y = dict(x, ra=a, rb=b)
-                    c2 = dict(cache)
-                    cache_after(c2, y, flag_ok(seq[p]))
-                    ident = (frozenset(used | {x['index']}), tuple(sorted((k, v) for k, v in c2.items() if v is not None)))
-                    if ident not in nxt or nxt[ident][0][:2] < key:
-                        nxt[ident] = ((key[0], key[1]), chosen + [(x, sw_ab)], c2, {**here, x['index']: p})
-        if not nxt:
+                            banks[r & 1] += 1
+                    coll = banks[0] >= 2 or banks[1] >= 2
+                    cands.append(((score + hits - COLLISION * coll, dist - abs(x['index'] - p) - 0.01 * sw_ab),
+                                  si, x, sw_ab))
+        if not cands:
             return None
-        ranked = sorted(nxt.values(), key=lambda v: v[0], reverse=True)[:BEAM]
-        beam = [(k[0], k[1], ch, c, h) for k, ch, c, h in ranked]
+        cands.sort(key=lambda c: c[0], reverse=True)
+        nxt, seen = [], set()
+        can_flag = flag_ok(seq[p])
+        for key, si, x, sw_ab in cands:
+            _, _, chosen, cache, here, used = beam[si]
+            a, b = (x['rb'], x['ra']) if sw_ab else (x['ra'], x['rb'])
+            c2 = dict(cache)
+            for s, r in ((0, a), (1, b), (2, x['rc'])):
+                c2[(s, r & 1)] = r if can_flag and r != 255 else None
+            for k, v in c2.items():
+                if v == x['rd']:
+                    c2[k] = None
+            u2 = used | {x['index']}
+            ident = (u2, tuple(sorted(c2.items())))
+            if ident in seen:
+                continue
+            seen.add(ident)
+            nxt.append((key[0], key[1], chosen + [(x, sw_ab)], c2, {**here, x['index']: p}, u2))
+            if len(nxt) == BEAM:
+                break
+        beam = nxt
     return beam[0][2]
 
 
-def deps_ok(x, p, placed, cycle, seq):
-    """may x (an FFMA of the run) take place p, given the FFMAs placed so far"""
+def deps_ok(x, p, maps, cycle, seq):
+    """may x (an FFMA of the run) take place p, given the places so far (maps: original index ->
+    new place, looked up in turn)"""
     for d, gap in x['after']:
-        q = placed.get(d)
+        q = next((m[d] for m in maps if d in m), None)
         if q is None:
             if seq[d]['run'] == x['run']:
                 return False  # an earlier FFMA of this run it depends on is not placed yet
@@ -495,6 +510,33 @@ def encode_ffma(x):
     return sw.encode(w.to_bytes(16, 'little'), **{k: x[k] for k in sw.CONTROL})
 
 
+def one_kernel(job):
+    """(file offset, new section bytes or None, report line) for one kernel's section"""
+    name, off, code, text, swap, flags_only, options = job
+    global BEAM, COLLISION, CROSS
+    BEAM, COLLISION, CROSS = options
+    ins = []
+    for a in range(0, len(code), 16):
+        d = sw.decode(code[a:a + 16])
+        d['addr'], d['text'] = a, text.get(a, '')
+        ins.append(d)
+    try:
+        stats = rewrite(ins, swap, flags_only)
+    except SystemExit as e:
+        return off, None, f'{name}\n  kept as ptxas wrote it: {e}'
+    if not stats:
+        return off, None, None
+    (n0, f0, c0, _, g0, d0), (n1, f1, c1, _, g1, d1), pinned, runs, kept = stats
+    out = bytearray(code)
+    for p, x in enumerate(ins):
+        if x['ffma'] and x['opcode'] == FFMA_RRR:
+            out[16 * p:16 * p + 16] = encode_ffma(x)
+    return off, bytes(out), (f'{name}\n  k loop: {n0} FFMAs in {runs} runs ({kept} kept as they were), {pinned} '
+                             f'pinned; reuse flags a FFMA {f0 / n0:.2f} -> {f1 / n1:.2f}, colliding {c0 / n0:.2f} -> '
+                             f'{c1 / n1:.2f}; kept across other instructions: flags {g0 / n0:.2f} -> {g1 / n1:.2f}, '
+                             f'colliding {d0 / n0:.2f} -> {d1 / n1:.2f}')
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith('--')]
     if len(args) < 2:
@@ -511,23 +553,21 @@ def main():
     pattern = re.compile(args[2] if len(args) > 2 else '.')
     cubin = bytearray(open(args[0], 'rb').read())
     text = texts(args[0])
-    for name, off, size in sw.sections(bytes(cubin)):
-        if not pattern.search(name):
-            continue
-        ins = []
-        for a in range(0, size, 16):
-            d = sw.decode(cubin[off + a:off + a + 16])
-            d['addr'], d['text'] = a, text.get((name, a), '')
-            ins.append(d)
-        stats = rewrite(ins, swap, flags_only)
-        if not stats:
-            continue
-        (n0, f0, c0, _, g0, d0), (n1, f1, c1, _, g1, d1), pinned, runs, kept = stats
-        for p, x in enumerate(ins):
-            if x['ffma'] and x['opcode'] == FFMA_RRR:
-                cubin[off + 16 * p:off + 16 * p + 16] = encode_ffma(x)
-        print(f'{name}\n  k loop: {n0} FFMAs in {runs} runs ({kept} kept as they were), {pinned} pinned; reuse flags a FFMA {f0 / n0:.2f} -> '
-              f'{f1 / n1:.2f}, colliding {c0 / n0:.2f} -> {c1 / n1:.2f}; kept across other instructions: flags {g0 / n0:.2f} -> {g1 / n1:.2f}, colliding {d0 / n0:.2f} -> {d1 / n1:.2f}')
+    by_kernel = collections.defaultdict(dict)
+    for (name, a), t in text.items():
+        by_kernel[name][a] = t
+    jobs = [(name, off, bytes(cubin[off:off + size]), by_kernel[name], swap, flags_only, (BEAM, COLLISION, CROSS))
+            for name, off, size in sw.sections(bytes(cubin)) if pattern.search(name)]
+    with multiprocessing.Pool(min(len(jobs), os.cpu_count() or 1) or 1) as pool:
+        results = pool.map(one_kernel, jobs)
+    rewritten = 0
+    for off, code, line in results:
+        if code is not None:
+            cubin[off:off + len(code)] = code
+            rewritten += 1
+        if line:
+            print(line)
+    print(f'{rewritten} of {len(jobs)} kernels rewritten')
     open(args[1], 'wb').write(cubin)
 
 
