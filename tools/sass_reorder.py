@@ -148,33 +148,6 @@ def loop_flags(seq, lo, hi):
         x['reuse'] = (x['reuse'] & 8) | bits
 
 
-def model2(seq):
-    """(FFMAs, reuse flags, colliding FFMAs) by loop_flags's cache: entries kept across other
-    instructions that leave their slot and bank alone"""
-    cache, n, flags, coll = {}, 0, 0, 0
-    for x in seq:
-        reads, writes = slots_of(x)
-        if not (x['ffma'] and x['opcode'] == FFMA_RRR):
-            cache_after(cache, x, False)
-            continue
-        n += 1
-        uncached = []
-        for s, r in enumerate(srcs(x)):
-            if r == 255:
-                continue
-            if cache.get((s, r % 2)) != r:
-                uncached.append(r)
-            reuse = x['reuse'] >> s & 1
-            flags += reuse
-            cache[(s, r % 2)] = r if reuse else None
-        for k, v in list(cache.items()):
-            if v == x['rd']:
-                cache[k] = None
-        banks = collections.Counter(r % 2 for r in uncached)
-        coll += bool(banks) and max(banks.values()) >= 2
-    return n, flags, coll
-
-
 def k_loop(ins):
     """(first, last) index of the shortest backward branch's body holding at least 256 FFMAs"""
     best = None
@@ -199,12 +172,17 @@ def srcs(x):
     return (x['ra'], x['rb'], x['rc'])
 
 
-def model(seq):
-    """(FFMAs, reuse flags, colliding FFMAs) of a list of decoded instructions, by the model"""
+def model(seq, across=False):
+    """(FFMAs, reuse flags, colliding FFMAs) of a list of decoded instructions by the model: with
+    across, cache entries kept across other instructions as loop_flags keeps them; without, any other
+    instruction empties the caches (bench/sass_loop.py's reading)"""
     cache, n, flags, coll = {}, 0, 0, 0
     for x in seq:
-        if not x['ffma']:
-            cache = {}
+        if not x['ffma'] or (across and x['opcode'] != FFMA_RRR):
+            if across:
+                cache_after(cache, x, False)
+            else:
+                cache = {}
             continue
         n += 1
         uncached = []
@@ -216,6 +194,10 @@ def model(seq):
             reuse = x['reuse'] >> s & 1
             flags += reuse
             cache[(s, r % 2)] = r if reuse else None
+        if across:
+            for k, v in list(cache.items()):
+                if v == x['rd']:
+                    cache[k] = None
         banks = collections.Counter(r % 2 for r in uncached)
         coll += bool(banks) and max(banks.values()) >= 2
     return n, flags, coll
@@ -356,7 +338,7 @@ def rewrite(ins, swap=True, flags_only=False):
     lo, hi = span
     for i, x in enumerate(ins):
         x['index'], x['pinned'], x['after'], x['run'] = i, False, [], None
-    before = model(ins[lo:hi + 1]) + model2(ins[lo:hi + 1])
+    before = model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True)
     # runs of movable FFMAs
     runs, i = [], lo
     while i <= hi:
@@ -432,7 +414,7 @@ def rewrite(ins, swap=True, flags_only=False):
     if problem:
         raise SystemExit(f'refused: {problem}')
     ins[:] = out
-    return before, model(ins[lo:hi + 1]) + model2(ins[lo:hi + 1]), sum(x['pinned'] for x in ins), len(runs), kept
+    return before, model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True), sum(x['pinned'] for x in ins), len(runs), kept
 
 
 def check(out, placed, cyc, lo, hi):
