@@ -21,9 +21,8 @@ def main():
         sys.exit(__doc__)
     regex, depfile, log = sys.argv[1:4]
     nvcc = sys.argv[5:]
-    out = nvcc[nvcc.index('-o') + 1]
     i = nvcc.index('-o')
-    subprocess.run(nvcc[:i] + nvcc[i + 2:] + ['-M', '-MF', depfile, '-MT', out], check=True,
+    subprocess.run(nvcc[:i] + nvcc[i + 2:] + ['-M', '-MF', depfile, '-MT', nvcc[i + 1]], check=True,
                    stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory(prefix='nvcc_reorder.') as keep:
         steps = subprocess.run(nvcc + ['-dryrun', '-keep', '-keep-dir', keep], capture_output=True, text=True,

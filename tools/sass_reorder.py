@@ -5,27 +5,32 @@ ptxas's order is not needed for correctness, the two factors of a FFMA swapped w
 instruction that is not a FFMA keeps its place, and every place keeps its control bits (stall,
 yield, scoreboards, wait mask), so the code's synchronisation is ptxas's. The goal is the FFMA order
 cuBLAS's FP32 kernels have and ptxas would not keep when written in the source (docs/notes/sgemm.md,
-"cuBLAS's TN block"): more sources from the reuse caches, fewer FFMAs reading two or three
-uncached sources from one register bank. A probe, not part of the library: bench/patched_loop.cu
-times the result against the unpatched cubin and checks it bitwise.
+"cuBLAS's TN block"): more sources from the reuse caches, fewer FFMAs reading two or three uncached
+sources from one register bank. The build runs it on pipelined.cu's cubin (tools/nvcc_reorder.py);
+bench/patched_loop times one kernel so rewritten against ptxas's and checks it bitwise.
 
-Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap] [--flags-only]
+Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap] [--flags-only] [--beam=N]
   REGEX: kernels whose name matches (default: all); --no-swap keeps each FFMA's factors in their
-  slots; --flags-only keeps ptxas's order and sets the reuse flags by the model below.
-  Needs cuobjdump and nvdisasm on PATH (to read the instructions' text).
+  slots; --flags-only keeps ptxas's order (and gives back ptxas's flags: the rule below is ptxas's).
+  Needs cuobjdump and nvdisasm on PATH (to read the instructions' text). One line a kernel on stdout.
 
-The model (bench/sass_loop.py's): register Rn sits in bank n % 2; a source read in slot s of a FFMA
-whose reuse flag is set stays in slot s's cache entry for its bank, and a later FFMA reading the same
-register in the same slot takes it from there, until another register of that bank is read in that
-slot or any other instruction comes between. Flags are set only where ptxas's encoding allows them
-(yield bit 1, stall 1..11: tools/sass_words.py) and never on a register written before its next use.
+The caches (bench/sass_loop.py's model, widened as ptxas uses it): register Rn sits in bank n % 2; a
+source read in slot s of a FFMA whose reuse flag is set stays in slot s's entry for its bank, and the
+next FFMA reading that slot and bank takes it from there if it names the same register. A source is
+flagged only where that next reader is the same register, with no write of it, no yield, wait or
+barrier, and no other instruction reading slot s in between (memory accesses' addresses leave slots
+0 and 1 alone), and only where the encoding allows a flag (yield bit 1, stall 1..11:
+tools/sass_words.py).
 
 What may move: FFMAs in the register form (0x223) without a guard predicate, among the places of
 such FFMAs between two other instructions, never across a place with a wait mask (a wait is on the
 place: what follows it may read what the wait was for). A FFMA naming a register that a nearby
-instruction with no scoreboard (fixed latency) also names stays where it is. FFMAs that write a
-register keep their order with every FFMA that reads or writes it, at no fewer cycles apart than
-min(ptxas's distance, 6)."""
+instruction with no scoreboard (fixed latency) also names stays where it is. Every FFMA keeps its
+order with every FFMA that writes a register it reads or writes, or reads a register it writes, at
+no fewer cycles apart than min(ptxas's distance, 6), never under 4. A rewritten loop is checked
+before it is kept (verify: the same values in every register after two passes run in order, 4
+cycles from a FFMA to any reader of its result, every flag read back as the same register); a kernel
+whose loop fails keeps ptxas's code and its line says why."""
 import collections
 import multiprocessing
 import os
