@@ -111,8 +111,6 @@ def crossable(y, s, reads):
     slot s, or, for slot 0, across a memory access (its address does not go through the slots)"""
     if y['ffma'] and y['opcode'] == FFMA_RRR:
         return True
-    if CROSS == 'none' or (CROSS == 'slot1' and s != 1):
-        return False
     op = re.sub(r'^@!?U?P\w+\s+', '', y['text']).split(' ')[0]
     if y['wait'] or op.startswith(STOPS):
         return False
@@ -266,7 +264,6 @@ def reorder(seq, lo, hi, swap, placed, cycle, last):
     return out
 
 
-CROSS = 'all'    # which flagged sources may stay cached across other instructions: all, slot1, none
 BEAM = 24       # orders kept at each place of a group
 COLLISION = 2.0  # a bank collision weighs as many cache hits
 
@@ -500,8 +497,8 @@ def encode_ffma(x):
 def one_kernel(job):
     """(file offset, new section bytes or None, report line) for one kernel's section"""
     name, off, code, text, swap, flags_only, options = job
-    global BEAM, COLLISION, CROSS
-    BEAM, COLLISION, CROSS = options
+    global BEAM, COLLISION
+    BEAM, COLLISION = options
     ins = []
     for a in range(0, len(code), 16):
         d = sw.decode(code[a:a + 16])
@@ -529,10 +526,8 @@ def main():
     if len(args) < 2:
         sys.exit(__doc__)
     swap, flags_only = '--no-swap' not in sys.argv, '--flags-only' in sys.argv
-    global BEAM, COLLISION, CROSS
+    global BEAM, COLLISION
     for a in sys.argv:
-        if a.startswith('--cross='):
-            CROSS = a[8:]
         if a.startswith('--beam='):
             BEAM = int(a[7:])
         if a.startswith('--collision='):
@@ -543,7 +538,7 @@ def main():
     by_kernel = collections.defaultdict(dict)
     for (name, a), t in text.items():
         by_kernel[name][a] = t
-    jobs = [(name, off, bytes(cubin[off:off + size]), by_kernel[name], swap, flags_only, (BEAM, COLLISION, CROSS))
+    jobs = [(name, off, bytes(cubin[off:off + size]), by_kernel[name], swap, flags_only, (BEAM, COLLISION))
             for name, off, size in sw.sections(bytes(cubin)) if pattern.search(name)]
     with multiprocessing.Pool(min(len(jobs), os.cpu_count() or 1) or 1) as pool:
         results = pool.map(one_kernel, jobs)
