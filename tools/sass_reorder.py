@@ -271,27 +271,36 @@ COLLISION = 2.0  # a bank collision weighs as many cache hits
 def order_group(g, seq, placed, mine, cycle, last, swap):
     """the FFMAs of places g (one group: no wait mask or pinned FFMA inside) in a new order, as
     [(instruction, factors swapped)], by a beam search for the most cache hits less COLLISION a
-    bank collision, ties to the order nearest ptxas's; None if no order keeps the dependencies"""
+    bank collision, ties to the order nearest ptxas's; None if no order keeps the dependencies.
+    The caches are a tuple indexed 2 * slot + bank, an entry NONE (emptied) or ABSENT (never set:
+    kept apart from NONE so that two orders count as the same only where their caches are)"""
     pool = [seq[p] for p in g]
-    beam = [(0.0, 0.0, [], dict(last), {}, frozenset())]
+    need = dependencies(pool, seq, placed, mine, cycle, swap)
+    start = tuple(ABSENT if (s, b) not in last else NONE if last[(s, b)] is None else last[(s, b)]
+                  for s in range(3) for b in range(2))
+    beam = [(0.0, 0.0, [], start, {}, frozenset())]
     for p in g:
         cands = []
+        at = cycle[p]
         for si, (score, dist, _, cache, here, used) in enumerate(beam):
-            maps = (here, mine, placed)
-            for x in pool:
-                if x['index'] in used or not deps_ok(x, p, maps, cycle, seq):
+            for x, (idx, ra, rb, rc, least, inside, both) in zip(pool, need):
+                if idx in used or at < least:
                     continue
-                for sw_ab in ((False, True) if swap and not x['pinned'] else (False,)):
-                    a, b = (x['rb'], x['ra']) if sw_ab else (x['ra'], x['rb'])
-                    hits, banks = 0, [0, 0]
-                    for s, r in ((0, a), (1, b), (2, x['rc'])):
-                        if cache.get((s, r & 1)) == r:
+                if inside and not all(d in here and at - cycle[here[d]] >= gap for d, gap in inside):
+                    continue
+                base = dist - abs(idx - p)
+                for sw_ab in both:
+                    a, b = (rb, ra) if sw_ab else (ra, rb)
+                    hits, b0, b1 = 0, 0, 0
+                    for k, r in ((a & 1, a), (2 + (b & 1), b), (4 + (rc & 1), rc)):
+                        if cache[k] == r:
                             hits += 1
+                        elif r & 1:
+                            b1 += 1
                         else:
-                            banks[r & 1] += 1
-                    coll = banks[0] >= 2 or banks[1] >= 2
-                    cands.append(((score + hits - COLLISION * coll, dist - abs(x['index'] - p) - 0.01 * sw_ab),
-                                  si, x, sw_ab))
+                            b0 += 1
+                    coll = b0 >= 2 or b1 >= 2
+                    cands.append(((score + hits - COLLISION * coll, base - 0.01 * sw_ab), si, x, sw_ab))
         if not cands:
             return None
         cands.sort(key=lambda c: c[0], reverse=True)
@@ -300,14 +309,13 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
         for key, si, x, sw_ab in cands:
             _, _, chosen, cache, here, used = beam[si]
             a, b = (x['rb'], x['ra']) if sw_ab else (x['ra'], x['rb'])
-            c2 = dict(cache)
-            for s, r in ((0, a), (1, b), (2, x['rc'])):
-                c2[(s, r & 1)] = r if can_flag and r != 255 else None
-            for k, v in c2.items():
-                if v == x['rd']:
-                    c2[k] = None
+            c2 = list(cache)
+            for k, r in ((a & 1, a), (2 + (b & 1), b), (4 + (x['rc'] & 1), x['rc'])):
+                c2[k] = r if can_flag and r != 255 else NONE
+            rd = x['rd']
+            c2 = tuple(NONE if v == rd else v for v in c2)
             u2 = used | {x['index']}
-            ident = (u2, tuple(sorted(c2.items())))
+            ident = (u2, c2)
             if ident in seen:
                 continue
             seen.add(ident)
@@ -318,18 +326,31 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
     return beam[0][2]
 
 
-def deps_ok(x, p, maps, cycle, seq):
-    """may x (an FFMA of the run) take place p, given the places so far (maps: original index ->
-    new place, looked up in turn)"""
-    for d, gap in x['after']:
-        q = next((m[d] for m in maps if d in m), None)
-        if q is None:
-            if seq[d]['run'] == x['run']:
-                return False  # an earlier FFMA of this run it depends on is not placed yet
-            continue
-        if cycle[p] - cycle[q] < gap:
-            return False
-    return True
+NONE, ABSENT = -2, -1  # a cache entry emptied, and one never set (registers are 0..255)
+
+
+def dependencies(pool, seq, placed, mine, cycle, swap):
+    """for each FFMA of the group (pool): (index, factors, sum, the earliest cycle its placed
+    dependencies allow, [(dependency in the group, cycles)], the factor orders to try); a FFMA that
+    depends on one of its run not yet placed and not in the group can take no place here (its
+    earliest cycle infinite)"""
+    ids = {x['index'] for x in pool}
+    out = []
+    for x in pool:
+        least, inside = float('-inf'), []
+        for d, gap in x['after']:
+            if d in ids:
+                inside.append((d, gap))
+                continue
+            q = mine[d] if d in mine else placed.get(d)
+            if q is None:
+                if seq[d]['run'] == x['run']:
+                    least = float('inf')
+                continue
+            least = max(least, cycle[q] + gap)
+        out.append((x['index'], x['ra'], x['rb'], x['rc'], least, inside,
+                    (False, True) if swap and not x['pinned'] else (False,)))
+    return out
 
 
 def rewrite(ins, swap=True, flags_only=False):
