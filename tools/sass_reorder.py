@@ -27,7 +27,9 @@ such FFMAs between two other instructions, never across a place with a wait mask
 place: what follows it may read what the wait was for). A FFMA naming a register that a nearby
 instruction with no scoreboard (fixed latency) also names stays where it is. Every FFMA keeps its
 order with every FFMA that writes a register it reads or writes, or reads a register it writes, at
-no fewer cycles apart than min(ptxas's distance, 6), never under 4. A rewritten loop is checked
+no fewer cycles apart than min(ptxas's distance, 6), never under 4. A run for which no order keeps
+these stays in ptxas's order, and so does any earlier run whose new order that would break (the
+loop is then placed again). A rewritten loop is checked
 before it is kept (verify: the same values in every register after two passes run in order, 4
 cycles from a FFMA to any reader of its result, every flag read back as the same register); a kernel
 whose loop fails keeps ptxas's code and its line says why."""
@@ -414,22 +416,16 @@ def rewrite(ins, swap=True, flags_only=False):
                         if y['run'] == x['run']:
                             y['after'].append((i, 1))
                         break
-    out = list(ins)
-    placed = {i: i for i in range(len(ins)) if not movable(ins[i])}
-    kept, last, at = 0, {}, lo
-    for a, b in runs:
-        for p in range(at, a):
-            cache_after(last, out[p], flag_ok(out[p]))
-        new = None if flags_only else reorder(out, a, b, swap, placed, cyc, last)
-        if new is None:
-            kept += 1
-            placed.update({p: p for p in range(a, b)})
-            for p in range(a, b):
-                cache_after(last, out[p], flag_ok(out[p]))
-        else:
-            out = new
-        at = b
-    bad = check(out, placed, cyc, lo, hi)
+    # a run no order fits is kept as ptxas wrote it; if that breaks a distance an earlier run's new
+    # order relied on, the earlier run is kept too, and the loop placed again
+    frozen = set()
+    while True:
+        out, placed, kept = place_runs(ins, runs, lo, swap, cyc, frozen if not flags_only else set(range(len(runs))))
+        bad = check(out, placed, cyc, lo, hi)
+        more = {ins[d]['run'] for _, d, _, _ in bad} - frozen - {None}
+        if not bad or not more:
+            break
+        frozen |= more
     if bad:
         raise SystemExit(f'dependency distances broken: {bad[:5]}')
     loop_flags(out, lo, hi)
@@ -438,6 +434,27 @@ def rewrite(ins, swap=True, flags_only=False):
         raise SystemExit(f'refused: {problem}')
     ins[:] = out
     return before, model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True), sum(x['pinned'] for x in ins), len(runs), kept
+
+
+def place_runs(ins, runs, lo, swap, cyc, frozen):
+    """(new order, original index -> new place, runs kept in ptxas's order) with each run of
+    movable FFMAs reordered in turn, the frozen ones (indices into runs) kept"""
+    out = list(ins)
+    placed = {i: i for i in range(len(ins)) if not movable(ins[i])}
+    kept, last, at = 0, {}, lo
+    for r, (a, b) in enumerate(runs):
+        for p in range(at, a):
+            cache_after(last, out[p], flag_ok(out[p]))
+        new = None if r in frozen else reorder(out, a, b, swap, placed, cyc, last)
+        if new is None:
+            kept += 1
+            placed.update({p: p for p in range(a, b)})
+            for p in range(a, b):
+                cache_after(last, out[p], flag_ok(out[p]))
+        else:
+            out = new
+        at = b
+    return out, placed, kept
 
 
 def check(out, placed, cyc, lo, hi):
