@@ -4,8 +4,8 @@
 sm_90 cubin whose names match REGEX. Everything else is nvcc's: the PTX beside the cubin in the
 fatbin, the host code, the object. Writes DEPFILE (make syntax) for the build's header tracking.
 
-Usage: tools/nvcc_reorder.py REGEX DEPFILE LOG -- NVCC ARGS... -c SOURCE -o OBJECT
-  LOG: the pass's report (one line a kernel). Needs cuobjdump and nvdisasm on PATH (the CUDA
+Usage: tools/nvcc_reorder.py REGEX DEPFILE LOG [PASS OPTIONS...] -- NVCC ARGS... -c SOURCE -o OBJECT
+  LOG: the pass's report (one line a kernel); PASS OPTIONS: tools/sass_reorder.py's (--no-swap=REGEX). Needs cuobjdump and nvdisasm on PATH (the CUDA
   toolkit's, or PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels)."""
 import os
 import shlex
@@ -17,10 +17,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main():
-    if '--' not in sys.argv or sys.argv.index('--') != 4:
+    if '--' not in sys.argv or sys.argv.index('--') < 4:
         sys.exit(__doc__)
+    end = sys.argv.index('--')
     regex, depfile, log = sys.argv[1:4]
-    nvcc = sys.argv[5:]
+    options, nvcc = sys.argv[4:end], sys.argv[end + 1:]
     i = nvcc.index('-o')
     subprocess.run(nvcc[:i] + nvcc[i + 2:] + ['-M', '-MF', depfile, '-MT', nvcc[i + 1]], check=True,
                    stdout=subprocess.DEVNULL)
@@ -42,7 +43,7 @@ def main():
                 cubin = words[words.index('-o') + 1]
                 cubins.append(cubin)
                 script.append(' '.join(shlex.quote(w) for w in
-                                       [sys.executable, os.path.join(HERE, 'sass_reorder.py'), cubin, cubin, regex])
+                                       [sys.executable, os.path.join(HERE, 'sass_reorder.py'), cubin, cubin, regex] + options)
                               + ' >> ' + shlex.quote(log))
         if not cubins:
             sys.exit('nvcc_reorder: no sm_90 cubin among nvcc\'s steps (is sm_90 a target?)')

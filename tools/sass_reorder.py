@@ -9,9 +9,9 @@ cuBLAS's FP32 kernels have and ptxas would not keep when written in the source (
 sources from one register bank. The build runs it on pipelined.cu's cubin (tools/nvcc_reorder.py);
 bench/patched_loop times one kernel so rewritten against ptxas's and checks it bitwise.
 
-Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap] [--flags-only] [--beam=N]
+Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap[=REGEX]] [--flags-only] [--beam=N]
   REGEX: kernels whose name matches (default: all); --no-swap keeps each FFMA's factors in their
-  slots; --flags-only keeps ptxas's order (and gives back ptxas's flags: the rule below is ptxas's).
+  slots (--no-swap=REGEX: in the kernels whose name matches that); --flags-only keeps ptxas's order (and gives back ptxas's flags: the rule below is ptxas's).
   Needs cuobjdump and nvdisasm on PATH (to read the instructions' text). One line a kernel on stdout.
 
 The caches (bench/sass_loop.py's model, widened as ptxas uses it): register Rn sits in bank n % 2; a
@@ -563,9 +563,12 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith('--')]
     if len(args) < 2:
         sys.exit(__doc__)
-    swap, flags_only = '--no-swap' not in sys.argv, '--flags-only' in sys.argv
+    flags_only = '--flags-only' in sys.argv
+    keep_factors = re.compile('.' if '--no-swap' in sys.argv else '(?!)')
     global BEAM, COLLISION
     for a in sys.argv:
+        if a.startswith('--no-swap='):
+            keep_factors = re.compile(a[10:])
         if a.startswith('--beam='):
             BEAM = int(a[7:])
         if a.startswith('--collision='):
@@ -576,7 +579,8 @@ def main():
     by_kernel = collections.defaultdict(dict)
     for (name, a), t in text.items():
         by_kernel[name][a] = t
-    jobs = [(name, off, bytes(cubin[off:off + size]), by_kernel[name], swap, flags_only, (BEAM, COLLISION))
+    jobs = [(name, off, bytes(cubin[off:off + size]), by_kernel[name], not keep_factors.search(name), flags_only,
+             (BEAM, COLLISION))
             for name, off, size in sw.sections(bytes(cubin)) if pattern.search(name)]
     with multiprocessing.Pool(min(len(jobs), os.cpu_count() or 1) or 1) as pool:
         results = pool.map(one_kernel, jobs)
