@@ -5,8 +5,9 @@ sm_90 cubin whose names match REGEX. Everything else is nvcc's: the PTX beside t
 fatbin, the host code, the object. Writes DEPFILE (make syntax) for the build's header tracking.
 
 Usage: tools/nvcc_reorder.py REGEX DEPFILE LOG [PASS OPTIONS...] -- NVCC ARGS... -c SOURCE -o OBJECT
-  LOG: the pass's report (one line a kernel); PASS OPTIONS: tools/sass_reorder.py's (--no-swap=REGEX). Needs cuobjdump and nvdisasm on PATH (the CUDA
-  toolkit's, or PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels)."""
+  LOG: the pass's report (one line a kernel); PASS OPTIONS: tools/sass_reorder.py's options, as
+  --no-swap=REGEX. Needs cuobjdump and nvdisasm on PATH (the CUDA toolkit's, or PyPI's
+  nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels)."""
 import os
 import shlex
 import subprocess
