@@ -6,8 +6,9 @@ instruction that is not a FFMA keeps its place, and every place keeps its contro
 yield, scoreboards, wait mask), so the code's synchronisation is ptxas's. The goal is the FFMA order
 cuBLAS's FP32 kernels have and ptxas would not keep when written in the source (docs/notes/sgemm.md,
 "cuBLAS's TN block"): more sources from the reuse caches, fewer FFMAs reading two or three uncached
-sources from one register bank. The build runs it on the cubins of pipelined.cu, streamk.cu and split_cluster.cu (tools/nvcc_reorder.py);
-bench/patched_loop times one kernel so rewritten against ptxas's and checks it bitwise.
+sources from one register bank. The build runs it on the cubins of pipelined.cu, streamk.cu and
+split_cluster.cu (tools/nvcc_reorder.py); bench/patched_loop times one kernel so rewritten against
+ptxas's and checks it bitwise.
 
 Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap[=REGEX]] [--flags-only] [--beam=N]
   REGEX: kernels whose name matches (default: all); --no-swap keeps each FFMA's factors in their
