@@ -12,7 +12,9 @@ ptxas's and checks it bitwise.
 
 Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap[=REGEX]] [--flags-only] [--beam=N]
   REGEX: kernels whose name matches (default: all); --no-swap keeps each FFMA's factors in their
-  slots (--no-swap=REGEX: in the kernels whose name matches that); --flags-only keeps ptxas's order (and gives back ptxas's flags: the rule below is ptxas's).
+  slots (--no-swap=REGEX: in the kernels whose name matches that); --flags-only keeps ptxas's order
+  and sets the flags by the rule below (ptxas's own flags on every pipelined.cu kernel; ptxas also
+  keeps a slot-1 flag across a MOV, which the rule does not, so elsewhere a flag may be missing).
   Needs cuobjdump and nvdisasm on PATH (to read the instructions' text). One line a kernel on stdout.
 
 The caches (bench/sass_loop.py's model, widened as ptxas uses it): register Rn sits in bank n % 2; a
@@ -82,7 +84,7 @@ def slots_of(x):
     """(reads, writes) of an instruction: reads as (slot, register) for each register source, the
     slot being the source's position among the sources; writes as registers. For text other than a
     FFMA's the reading is from cuobjdump's text, vector widths over-approximated."""
-    if x['ffma'] and x['opcode'] == FFMA_RRR:
+    if rrr(x):
         return [(0, x['ra']), (1, x['rb']), (2, x['rc'])], {x['rd']}
     text = re.sub(r'^@!?U?P\w+\s+', '', x['text'])
     op, _, rest = text.partition(' ')
@@ -112,7 +114,7 @@ def crossable(y, s, reads):
     """may a source flagged in slot s stay cached across y (not a register-form FFMA)? Only as
     ptxas lets it: across an instruction without a wait or a barrier that reads no register in
     slot s, or, for slot 0, across a memory access (its address does not go through the slots)"""
-    if y['ffma'] and y['opcode'] == FFMA_RRR:
+    if rrr(y):
         return True
     op = re.sub(r'^@!?U?P\w+\s+', '', y['text']).split(' ')[0]
     if y['wait'] or op.startswith(STOPS):
@@ -131,7 +133,7 @@ def loop_flags(seq, lo, hi):
     info = [slots_of(x) for x in seq[lo:hi + 1]]
     for p in range(lo, hi + 1):
         x = seq[p]
-        if not (x['ffma'] and x['opcode'] == FFMA_RRR):
+        if not (rrr(x)):
             continue
         bits = 0
         if flag_ok(x):
@@ -141,7 +143,7 @@ def loop_flags(seq, lo, hi):
                 for q in range(p + 1, hi + 1):
                     y = seq[q]
                     reads, writes = info[q - lo]
-                    ffma = y['ffma'] and y['opcode'] == FFMA_RRR
+                    ffma = rrr(y)
                     if ffma and (s, r) in reads:
                         bits |= 1 << s
                         break
@@ -166,8 +168,13 @@ def k_loop(ins):
     return best
 
 
+def rrr(x):
+    """a FFMA in the register form (all three sources registers)"""
+    return x['ffma'] and x['opcode'] == FFMA_RRR
+
+
 def movable(x):
-    return x['ffma'] and x['opcode'] == FFMA_RRR and x['pred'] == 7
+    return rrr(x) and x['pred'] == 7
 
 
 def flag_ok(x):
@@ -213,7 +220,7 @@ def cache_after(cache, x, can_flag):
     """the reuse caches (slot, bank) -> register after x, every FFMA source kept where it may be
     flagged (the flags are set afterwards, for the sources read again)"""
     reads, writes = slots_of(x)
-    if x['ffma'] and x['opcode'] == FFMA_RRR:
+    if rrr(x):
         for s, r in reads:
             cache[(s, r % 2)] = r if can_flag and r != 255 else None
     else:
@@ -399,7 +406,7 @@ def rewrite(ins, swap=True, flags_only=False):
     writer = {}
     for i in range(lo, hi + 1):
         x = ins[i]
-        if not x['ffma'] or x['opcode'] != FFMA_RRR:
+        if not rrr(x):
             continue
         for r in set(srcs(x)) | {x['rd']}:
             w = writer.get(r)
@@ -478,7 +485,7 @@ def dataflow(ins, lo, hi, iters=2):
         for p in range(lo, hi + 1):
             x = ins[p]
             reads, writes = slots_of(x)
-            if x['ffma'] and x['opcode'] == FFMA_RRR:
+            if rrr(x):
                 a, b, c = (val.get(r, ('in', r)) for r in srcs(x))
                 val[x['rd']] = hash(('fma', tuple(sorted((hash(a), hash(b)))), hash(c)))
             else:
@@ -497,7 +504,7 @@ def verify(old, new, lo, hi):
     cyc, wrote, cache, val = 0, {}, {}, {}
     for i, x in enumerate(body):
         reads, writes = slots_of(x)
-        ffma = x['ffma'] and x['opcode'] == FFMA_RRR
+        ffma = rrr(x)
         for s, r in reads:
             w = wrote.get(r)
             if w is not None and cyc - w < 4:
@@ -552,7 +559,7 @@ def one_kernel(job):
     (n0, f0, c0, _, g0, d0), (n1, f1, c1, _, g1, d1), pinned, runs, kept = stats
     out = bytearray(code)
     for p, x in enumerate(ins):
-        if x['ffma'] and x['opcode'] == FFMA_RRR:
+        if rrr(x):
             out[16 * p:16 * p + 16] = encode_ffma(x)
     return off, bytes(out), (f'{name}\n  k loop: {n0} FFMAs in {runs} runs ({kept} kept as they were), {pinned} '
                              f'pinned; reuse flags a FFMA {f0 / n0:.2f} -> {f1 / n1:.2f}, colliding {c0 / n0:.2f} -> '
