@@ -86,6 +86,8 @@ def main():
         sys.exit(__doc__)
     name, rows = source_page(sys.argv[1])
     sass = sass_of(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else re.escape(name.split('(')[0].split()[-1]))
+    if not sass:
+        sys.exit('ffma_stalls: no kernel of SASS matches; give REGEX, a part of its mangled name')
     if len(sass) != len(rows):
         sys.exit(f'ffma_stalls: {len(sass)} instructions in SASS, {len(rows)} on the source page: not the same kernel')
     norm = lambda t: re.sub(r'\s+', ' ', t.replace('.reuse', '')).strip()
