@@ -2,7 +2,7 @@
 """Where a kernel's k loop loses issue slots, FFMA by FFMA: Nsight Compute's sampled warp stalls per
 instruction (its source page), read beside the same kernel's machine code with its reuse flags
 (cuobjdump -sass, which the source page leaves out), and summed by the register-bank class of each
-FFMA d = a * b + c under bench/sass_loop.py's cache model:
+FFMA d = a * b + c under bench/sass_loop.py's cache model (its ffma_reads):
 
   none    no two uncached sources in one register bank (c == d: "sum in place", else "renamed")
   ab      both factors uncached and in one bank
@@ -24,22 +24,24 @@ import csv
 import re
 import sys
 
+from sass_loop import ffma_reads, kernels
+
 
 def source_page(path):
     """(name, rows) of the kernel with the most samples: rows are dicts by the page's columns"""
-    kernels, cur, hdr = [], None, None
+    pages, cur, hdr = [], None, None
     with open(path) as f:
         for row in csv.reader(f):
             if not row:
                 continue
             if row[0] == 'Kernel Name':
                 cur = (row[1], [])
-                kernels.append(cur)
+                pages.append(cur)
             elif row[0] == 'Address':
                 hdr = row
             elif cur is not None and hdr:
                 cur[1].append(dict(zip(hdr, row)))
-    return max(kernels, key=lambda k: sum(num(r['# Samples']) for r in k[1]))
+    return max(pages, key=lambda k: sum(num(r['# Samples']) for r in k[1]))
 
 
 def num(x):
@@ -51,34 +53,26 @@ def num(x):
 
 def sass_of(path, pattern):
     """the instructions' text of the first kernel whose name matches pattern"""
-    out, on = [], False
-    for line in open(path):
-        if 'Function :' in line:
-            if on:
-                break
-            on = re.search(pattern, line) is not None
-            continue
-        m = re.match(r'\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;', line) if on else None
-        if m:
-            out.append(m.group(2))
-    return out
+    with open(path) as f:
+        for name, code in kernels(f.read()):
+            if re.search(pattern, name):
+                return [text for _, text in code]
+    return []
 
 
-def reg(operand):
-    m = re.match(r'-?\|?R(\d+)(\.reuse)?\|?$', operand.strip())
-    return (int(m.group(1)), bool(m.group(2))) if m else None
-
-
-def ffma_class(a, b, c, d, cached):
-    ua, ub, uc = (not h for h in cached)
-    if ua and ub and uc and a % 2 == b % 2 == c % 2:
+def ffma_class(dest, reads):
+    """the class of a FFMA reading reads (sass_loop.ffma_reads) into dest"""
+    banks = collections.defaultdict(set)
+    for slot, reg, cached, _ in reads:
+        if not cached:
+            banks[reg % 2].add(slot)
+    shared = next((slots for slots in banks.values() if len(slots) >= 2), set())
+    if len(shared) == 3:
         return 'three'
-    place = 'in place' if c == d else 'renamed'
-    if ua and ub and a % 2 == b % 2:
+    if {0, 1} <= shared:
         return 'ab'
-    if uc and ((ua and a % 2 == c % 2) or (ub and b % 2 == c % 2)):
-        return 'c, ' + place
-    return 'none, ' + place
+    place = 'in place' if any(slot == 2 and reg == dest for slot, reg, _, _ in reads) else 'renamed'
+    return ('c, ' if 2 in shared else 'none, ') + place
 
 
 def main():
@@ -100,22 +94,11 @@ def main():
     most = max(num(r['Instructions Executed']) for s, r in zip(sass, rows) if s.startswith('FFMA'))
     loop = [i for i, r in enumerate(rows) if num(r['Instructions Executed']) == most]
     classes = collections.defaultdict(lambda: [0, 0.0, 0.0])
-    cache = {}
-    for i in range(loop[0], loop[-1] + 1):
-        words = re.split(r'\s+', sass[i], 1)
-        ops = [o for o in words[1].split(',')] if len(words) > 1 else []
-        regs = [reg(o) for o in ops[:4]] if words[0] == 'FFMA' else []
-        if len(regs) < 4 or None in regs:
-            cache = {}
-            continue
-        (d, _), srcs = regs[0], regs[1:]
-        cached = [cache.get((s, r % 2)) == r for s, (r, _) in enumerate(srcs)]
-        for s, (r, flag) in enumerate(srcs):
-            cache[(s, r % 2)] = r if flag else None
-        k = classes[ffma_class(srcs[0][0], srcs[1][0], srcs[2][0], d, cached)]
+    for i, dest, reads in ffma_reads(sass[loop[0]:loop[-1] + 1]):
+        k = classes[ffma_class(dest, reads)]
         k[0] += 1
-        k[1] += num(rows[i]['stall_dispatch'])
-        k[2] += num(rows[i]['# Samples'])
+        k[1] += num(rows[loop[0] + i]['stall_dispatch'])
+        k[2] += num(rows[loop[0] + i]['# Samples'])
     n = sum(v[0] for v in classes.values())
     print(f'  k loop: {loop[-1] - loop[0] + 1} instructions, {n} FFMAs, '
           f'{sum(v[1] for v in classes.values()) / n:.1f} dispatch-stall samples a FFMA')

@@ -51,27 +51,36 @@ def k_loop(code):
     return best
 
 
-def bank_collisions(loop):
-    """(FFMAs, reuse flags, FFMAs by the most uncached sources in one bank)"""
-    cache, hist, ffma, flags = {}, collections.Counter(), 0, 0
-    for text in loop:
+def ffma_reads(loop):
+    """each FFMA of the loop by the bank model: (its place in loop, its destination register or None,
+    [(slot, register, cached, flagged)] for its register sources)"""
+    cache = {}
+    for i, text in enumerate(loop):
         op = re.sub(r'^@!?U?P\w+\s+', '', text)
         if not op.startswith('FFMA'):
             cache = {}
             continue
-        ffma += 1
-        uncached = []
-        for slot, operand in enumerate([x.strip() for x in op[4:].split(',')][1:4]):
-            m = re.match(r'-?(R\d+)(\.reuse)?', operand)
-            if not m:
+        operands = [x.strip() for x in op[4:].split(',')]
+        m = re.match(r'R(\d+)', operands[0])
+        reads = []
+        for slot, operand in enumerate(operands[1:4]):
+            r = re.match(r'-?(R\d+)(\.reuse)?', operand)
+            if not r:
                 continue
-            reg, reuse = int(m.group(1)[1:]), bool(m.group(2))
-            flags += reuse
+            reg, reuse = int(r.group(1)[1:]), bool(r.group(2))
             key = (slot, reg % 2)
-            if cache.get(key) != reg:
-                uncached.append(reg)
+            reads.append((slot, reg, cache.get(key) == reg, reuse))
             cache[key] = reg if reuse else None
-        banks = collections.Counter(r % 2 for r in uncached)
+        yield i, int(m.group(1)) if m else None, reads
+
+
+def bank_collisions(loop):
+    """(FFMAs, reuse flags, FFMAs by the most uncached sources in one bank)"""
+    hist, ffma, flags = collections.Counter(), 0, 0
+    for _, _, reads in ffma_reads(loop):
+        ffma += 1
+        flags += sum(flagged for *_, flagged in reads)
+        banks = collections.Counter(reg % 2 for _, reg, cached, _ in reads if not cached)
         hist[max(banks.values()) if banks else 0] += 1
     return ffma, flags, hist
 
