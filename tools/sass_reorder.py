@@ -133,7 +133,7 @@ def loop_flags(seq, lo, hi):
     info = [slots_of(x) for x in seq[lo:hi + 1]]
     for p in range(lo, hi + 1):
         x = seq[p]
-        if not (rrr(x)):
+        if not rrr(x):
             continue
         bits = 0
         if flag_ok(x):
