@@ -16,6 +16,9 @@ encoding; nothing else in the word changes, every stall stays 1). What each patt
   r_alt_even           slot 0 flagged, R4 and R8 in turns (one bank)
   r_b_alt2             r_alt2 in slot 1
   r_c_alt2             the sum flagged, accumulated in place
+  war_dD_cC_wW         pairs D FFMAs apart: the first reads factor X, the second (W=1) writes X, the
+                       spent factor's register reused for a sum as ptxas does (W=0: writes its sum);
+                       C=1: both FFMAs' factors in one bank, C=0: a == b
 
 Usage: bench/register_banks.py KERNEL.cubin DIR"""
 import os
@@ -54,6 +57,22 @@ PATTERNS = {
     'r_b_alt2': lambda k: (at(E2, k), 4 + k % 2, at(SUM_O, k), at(SUM_O, k), 2),
     'r_c_alt2': lambda k: (at(E2, k), at(SUM_O, k), 18 + k % 2, 18 + k % 2, 4),
 }
+
+
+def war(dist, coll, write):
+    """a FFMA reads factor X, the one dist later writes X (write) or its own sum"""
+    def pattern(k):
+        j, pos = k // (2 * dist), k % (2 * dist)
+        x = at(E0, j)
+        if pos == 0:
+            return (x, at(E2, j) if coll else x, at(SUM_O, k), at(SUM_O, k), 0)
+        a = at(E2, j + 1)
+        b = at(E0, j + 2) if coll else a
+        return (a, b, at(SUM_O, k), x if write and pos == dist else at(SUM_O, k), 0)
+    return pattern
+
+
+PATTERNS.update({f'war_d{d}_c{c}_w{w}': war(d, c, w) for d in (1, 2, 4) for c in (0, 1) for w in (0, 1)})
 
 
 def main():
