@@ -1,16 +1,21 @@
-/* What a FFMA's register operands cost on this GPU: a loop of 256 independent FFMAs whose register
- * fields and reuse flags bench/register_banks.py rewrites in the cubin (one pattern a file), each
- * file timed here on every SM at 4, 8 and 16 warps a block. The kernel's own values do not matter
- * (a rewritten loop computes garbage); its issue rate does: one warp-FFMA a cycle a sub-partition
- * is the FP32 pipe's rate, every cycle over it is an operand read the register file could not serve.
+/* What a FFMA's register operands cost on this GPU. Two kernels, each a loop whose FFMAs are
+ * rewritten in the cubin afterwards:
+ *  - banks: 256 independent FFMAs; bench/register_banks.py writes one cubin a register pattern;
+ *  - replay: 1024 FFMAs at up to 250 registers; bench/ffma_replay.py copies a k loop's FFMAs into it
+ *    (registers renumbered bank for bank, reuse flags kept, every other instruction left out).
+ * Each file is timed here on every SM (banks: 4, 8 and 16 warps a block; replay: one and two blocks
+ * of four warps an SM). The loops' values do not matter (a rewritten loop computes garbage); their
+ * issue rate does: one warp-FFMA a cycle a sub-partition is the FP32 pipe's rate, every cycle over
+ * it is an operand read the register file could not serve in time.
  *
- * The cubin: nvcc -O3 -gencode=arch=compute_90,code=sm_90 -DKERNEL_ONLY -cubin -o banks.cubin
- *            bench/register_banks.cu
- * Patterns:  bench/register_banks.py banks.cubin DIR      (writes DIR/<pattern>.cubin)
+ * The cubins: nvcc -O3 -gencode=arch=compute_90,code=sm_90 -DKERNEL_ONLY=1 -cubin -o banks.cubin
+ *             bench/register_banks.cu  (-DKERNEL_ONLY=2 -o replay.cubin: the replay kernel)
+ * Patterns:   bench/register_banks.py banks.cubin DIR;  bench/ffma_replay.py replay.cubin ... (its usage)
  * Usage:     register_banks CUBIN...    (a line a file: best of 6 launches, ns a warp-FFMA a
  *            sub-partition; at 1.98 GHz one cycle is 0.505 ns) */
 #include <cuda.h>
 
+#if !defined(KERNEL_ONLY) || KERNEL_ONLY == 1
 extern "C" __global__ void banks(float *out, int iters)
 {
     float f[16], acc[16];
@@ -33,6 +38,37 @@ extern "C" __global__ void banks(float *out, int iters)
     if (s == 1234.5f)
         out[threadIdx.x] = s;
 }
+
+#endif
+
+#if !defined(KERNEL_ONLY) || KERNEL_ONLY == 2
+/* 216 sums and 24 factors: 250 registers, nothing spilled (nvcc 13.0) */
+extern "C" __global__ void __launch_bounds__(128, 1) replay(float *out, int iters)
+{
+    float f[24], acc[216];
+#pragma unroll
+    for (int i = 0; i < 24; i++)
+        f[i] = out[i * 7 + threadIdx.x % 5];
+#pragma unroll
+    for (int i = 0; i < 216; i++)
+        acc[i] = out[i + 200];
+    for (int it = 0; it < iters; it++) {
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+#pragma unroll
+            for (int j = 0; j < 256; j++) {
+                int a = (j + r * 37) % 216;
+                acc[a] = fmaf(f[j % 24], f[(j * 7 + r + 1) % 24], acc[a]);
+            }
+    }
+    float s = 0;
+#pragma unroll
+    for (int i = 0; i < 216; i++)
+        s += acc[i];
+    if (s == 1234.5f)
+        out[threadIdx.x] = s;
+}
+#endif
 
 #ifndef KERNEL_ONLY
 #include <cstdio>
@@ -67,27 +103,36 @@ int main(int argc, char **argv)
     CUevent e0, e1;
     CK(cuEventCreate(&e0, 0));
     CK(cuEventCreate(&e1, 0));
-    for (int warps = 4; warps <= 16; warps *= 2) {
-        printf("# %d blocks of %d warps, %d iterations of 256 FFMAs\n", sms, warps, iters);
+    for (int cfg = 0; cfg < 3; cfg++) {
         for (int a = 1; a < argc; a++) {
             CUmodule m;
             CUfunction fn;
             CK(cuModuleLoad(&m, argv[a]));
-            CK(cuModuleGetFunction(&fn, m, "banks"));
+            bool replay = cuModuleGetFunction(&fn, m, "banks") != CUDA_SUCCESS;
+            if (replay)
+                CK(cuModuleGetFunction(&fn, m, "replay"));
+            /* banks: blocks of 4, 8, 16 warps, one an SM; replay: blocks of 4 warps, 1 or 2 an SM */
+            int warps = replay ? 4 : 4 << cfg, per_sm = replay ? cfg + 1 : 1, ffmas = replay ? 1024 : 256;
+            if (replay && cfg == 2) {
+                CK(cuModuleUnload(m));
+                continue;
+            }
             void *args[] = {&buf, &iters};
             float best = 1e30f;
             for (int rep = 0; rep < 7; rep++) { /* the first launch warms up */
                 float ms;
                 CK(cuEventRecord(e0, 0));
-                CK(cuLaunchKernel(fn, sms, 1, 1, 32 * warps, 1, 1, 0, 0, args, 0));
+                CK(cuLaunchKernel(fn, sms * per_sm, 1, 1, 32 * warps, 1, 1, 0, 0, args, 0));
                 CK(cuEventRecord(e1, 0));
                 CK(cuEventSynchronize(e1));
                 CK(cuEventElapsedTime(&ms, e0, e1));
                 if (rep && ms < best)
                     best = ms;
             }
-            double per_sp = (double)warps / 4 * iters * 256; /* warp-FFMAs each sub-partition issues */
-            printf("%-36s %8.3f ms %8.4f ns a warp-FFMA a sub-partition\n", argv[a], best, best * 1e6 / per_sp);
+            /* warp-FFMAs each sub-partition issues */
+            double per_sp = (double)warps * per_sm / 4 * iters * ffmas;
+            printf("%-36s %3d x %2d warps %8.3f ms %8.4f ns a warp-FFMA a sub-partition\n", argv[a], sms * per_sm,
+                   warps, best, best * 1e6 / per_sp);
             CK(cuModuleUnload(m));
         }
     }

@@ -19,6 +19,8 @@ encoding; nothing else in the word changes, every stall stays 1). What each patt
   war_dD_cC_wW         pairs D FFMAs apart: the first reads factor X, the second (W=1) writes X, the
                        spent factor's register reused for a sum as ptxas does (W=0: writes its sum);
                        C=1: both FFMAs' factors in one bank, C=0: a == b
+  altN_M               a FFMA reading N (2: its factors, 3: and its sum) registers of the even bank,
+                       then M FFMAs reading none of it (the same factors from the caches, odd sums)
 
 Usage: bench/register_banks.py KERNEL.cubin DIR"""
 import os
@@ -72,6 +74,18 @@ def war(dist, coll, write):
     return pattern
 
 
+def alt(n, free):
+    """one FFMA reading n registers of the even bank, then `free` reading none of it"""
+    def pattern(k):
+        j, pos = k // (free + 1), k % (free + 1)
+        a, b = at(E0, j), at(E2, j)
+        if pos == 0:
+            return (a, b, at(SUM_E if n == 3 else SUM_O, k), at(SUM_E if n == 3 else SUM_O, k), 3)
+        return (a, b, at(SUM_O, k), at(SUM_O, k), 3 if pos < free else 0)
+    return pattern
+
+
+PATTERNS.update({f'alt{n}_{m}': alt(n, m) for n, m in ((2, 1), (2, 2), (3, 1), (3, 2), (3, 3))})
 PATTERNS.update({f'war_d{d}_c{c}_w{w}': war(d, c, w) for d in (1, 2, 4) for c in (0, 1) for w in (0, 1)})
 
 

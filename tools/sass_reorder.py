@@ -10,9 +10,12 @@ sources from one register bank. The build runs it on the cubins of pipelined.cu,
 split_cluster.cu (tools/nvcc_reorder.py); bench/patched_loop times one kernel so rewritten against
 ptxas's and checks it bitwise.
 
-Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap[=REGEX]] [--flags-only] [--beam=N]
+Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap[=REGEX]] [--cycles[=REGEX]]
+                             [--flags-only] [--beam=N]
   REGEX: kernels whose name matches (default: all); --no-swap keeps each FFMA's factors in their
-  slots (--no-swap=REGEX: in the kernels whose name matches that); --flags-only keeps ptxas's order
+  slots (--no-swap=REGEX: in the kernels whose name matches that); --cycles prices an order by the
+  dispatch cycles issue_cost() counts instead of by collisions (in the kernels matching its REGEX);
+  --flags-only keeps ptxas's order
   and sets the flags by the rule below (ptxas's own flags on every pipelined.cu kernel; ptxas also
   keeps a slot-1 flag across a MOV, which the rule does not, so elsewhere a flag may be missing).
   Needs cuobjdump and nvdisasm on PATH (to read the instructions' text). One line a kernel on stdout.
@@ -216,6 +219,21 @@ def model(seq, across=False):
     return n, flags, coll
 
 
+def issue_cycles(seq):
+    """dispatch cycles a FFMA of seq's FFMAs by issue_cost, the other instructions left out (the
+    caches as the flags say, two passes, the second counted)"""
+    ffmas = [x for x in seq if rrr(x)]
+    cache, carry, cycles = [NONE] * 6, None, 0
+    for it in range(2):
+        for x in ffmas:
+            hits, extra, carry = issue_cost(cache, x['ra'], x['rb'], x['rc'], carry)
+            cycles += (1 + extra) * it
+            for s, r in enumerate(srcs(x)):
+                cache[2 * s + (r & 1)] = r if x['reuse'] >> s & 1 and r != 255 else NONE
+            cache = [NONE if v == x['rd'] else v for v in cache]
+    return cycles / max(1, len(ffmas))
+
+
 def cache_after(cache, x, can_flag):
     """the reuse caches (slot, bank) -> register after x, every FFMA source kept where it may be
     flagged (the flags are set afterwards, for the sources read again)"""
@@ -275,7 +293,43 @@ def reorder(seq, lo, hi, swap, placed, cycle, last):
 
 
 BEAM = 24       # orders kept at each place of a group
-COLLISION = 2.0  # a bank collision weighs as many cache hits
+COLLISION = 2.0  # a bank collision (with CYCLES: a cycle of dispatch lost) weighs as many cache hits
+CYCLES = False   # price an order by issue_cost's cycles instead of counting collisions (main: a
+                 # pattern of the kernels' names, '(?!)' none)
+
+
+def issue_cost(cache, a, b, c, carry):
+    """(cache hits, dispatch cycles lost, bank of a sum read left to the next cycle or None) of
+    FFMA a * b + c after the caches `cache` (indexed 2 * slot + bank) and a sum read left over from
+    the FFMA before in bank `carry`. The register file as measured (bench/register_banks,
+    docs/notes/sgemm.md): each bank gives one register a cycle; the factors are read in the cycle
+    the FFMA dispatches (two of one bank hold it a cycle, a bank busy with a left-over sum read as
+    well); the sum is read in the first cycle from the factors' last on that its bank is free,
+    without holding the dispatch (so into the next FFMA's first cycle where that one is busy)"""
+    hits = 0
+    busy = {(carry, 0)} if carry is not None else set()
+    done, ab = 0, []
+    for k, r in ((a & 1, a), (2 + (b & 1), b)):
+        if cache[k] == r:
+            hits += 1
+        elif r != 255 and r not in ab:
+            ab.append(r)
+    for r in ab:
+        cyc = 0
+        while (r & 1, cyc) in busy:
+            cyc += 1
+        busy.add((r & 1, cyc))
+        done = max(done, cyc)
+    left = None
+    if cache[4 + (c & 1)] == c:
+        hits += 1
+    elif c != 255 and c not in ab:
+        cyc = done
+        while (c & 1, cyc) in busy:
+            cyc += 1
+        if cyc > done:
+            left = c & 1
+    return hits, done, left
 
 
 def order_group(g, seq, placed, mine, cycle, last, swap):
@@ -288,11 +342,11 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
     need = dependencies(pool, seq, placed, mine, cycle, swap)
     start = tuple(ABSENT if (s, b) not in last else NONE if last[(s, b)] is None else last[(s, b)]
                   for s in range(3) for b in range(2))
-    beam = [(0.0, 0.0, [], start, {}, frozenset())]
+    beam = [(0.0, 0.0, [], start, {}, frozenset(), None)]
     for p in g:
         cands = []
         at = cycle[p]
-        for si, (score, dist, _, cache, here, used) in enumerate(beam):
+        for si, (score, dist, _, cache, here, used, carry) in enumerate(beam):
             for x, (idx, ra, rb, rc, least, inside, both) in zip(pool, need):
                 if idx in used or at < least:
                     continue
@@ -301,6 +355,10 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
                 base = dist - abs(idx - p)
                 for sw_ab in both:
                     a, b = (rb, ra) if sw_ab else (ra, rb)
+                    if CYCLES:
+                        hits, extra, carry2 = issue_cost(cache, a, b, rc, carry)
+                        cands.append(((score + hits - COLLISION * extra, base - 0.01 * sw_ab), si, x, sw_ab, carry2))
+                        continue
                     hits, b0, b1 = 0, 0, 0
                     for k, r in ((a & 1, a), (2 + (b & 1), b), (4 + (rc & 1), rc)):
                         if cache[k] == r:
@@ -310,14 +368,14 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
                         else:
                             b0 += 1
                     coll = b0 >= 2 or b1 >= 2
-                    cands.append(((score + hits - COLLISION * coll, base - 0.01 * sw_ab), si, x, sw_ab))
+                    cands.append(((score + hits - COLLISION * coll, base - 0.01 * sw_ab), si, x, sw_ab, None))
         if not cands:
             return None
         cands.sort(key=lambda c: c[0], reverse=True)
         nxt, seen = [], set()
         can_flag = flag_ok(seq[p])
-        for key, si, x, sw_ab in cands:
-            _, _, chosen, cache, here, used = beam[si]
+        for key, si, x, sw_ab, carry2 in cands:
+            _, _, chosen, cache, here, used, _ = beam[si]
             a, b = (x['rb'], x['ra']) if sw_ab else (x['ra'], x['rb'])
             c2 = list(cache)
             for k, r in ((a & 1, a), (2 + (b & 1), b), (4 + (x['rc'] & 1), x['rc'])):
@@ -325,11 +383,11 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
             rd = x['rd']
             c2 = tuple(NONE if v == rd else v for v in c2)
             u2 = used | {x['index']}
-            ident = (u2, c2)
+            ident = (u2, c2, carry2)
             if ident in seen:
                 continue
             seen.add(ident)
-            nxt.append((key[0], key[1], chosen + [(x, sw_ab)], c2, {**here, x['index']: p}, u2))
+            nxt.append((key[0], key[1], chosen + [(x, sw_ab)], c2, {**here, x['index']: p}, u2, carry2))
             if len(nxt) == BEAM:
                 break
         beam = nxt
@@ -371,7 +429,7 @@ def rewrite(ins, swap=True, flags_only=False):
     lo, hi = span
     for i, x in enumerate(ins):
         x['index'], x['pinned'], x['after'], x['run'] = i, False, [], None
-    before = model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True)
+    before = model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True) + (issue_cycles(ins[lo:hi + 1]),)
     # runs of movable FFMAs
     runs, i = [], lo
     while i <= hi:
@@ -441,7 +499,8 @@ def rewrite(ins, swap=True, flags_only=False):
     if problem:
         raise SystemExit(f'refused: {problem}')
     ins[:] = out
-    return before, model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True), sum(x['pinned'] for x in ins), len(runs), kept
+    after = model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True) + (issue_cycles(ins[lo:hi + 1]),)
+    return before, after, sum(x['pinned'] for x in ins), len(runs), kept
 
 
 def place_runs(ins, runs, lo, swap, cyc, frozen):
@@ -543,8 +602,9 @@ def encode_ffma(x):
 def one_kernel(job):
     """(file offset, new section bytes or None, report line) for one kernel's section"""
     name, off, code, text, swap, flags_only, options = job
-    global BEAM, COLLISION
-    BEAM, COLLISION = options
+    global BEAM, COLLISION, CYCLES
+    BEAM, COLLISION, cycles = options
+    CYCLES = bool(cycles.search(name))
     ins = []
     for a in range(0, len(code), 16):
         d = sw.decode(code[a:a + 16])
@@ -556,7 +616,7 @@ def one_kernel(job):
         return off, None, f'{name}\n  kept as ptxas wrote it: {e}'
     if not stats:
         return off, None, None
-    (n0, f0, c0, _, g0, d0), (n1, f1, c1, _, g1, d1), pinned, runs, kept = stats
+    (n0, f0, c0, _, g0, d0, i0), (n1, f1, c1, _, g1, d1, i1), pinned, runs, kept = stats
     out = bytearray(code)
     for p, x in enumerate(ins):
         if rrr(x):
@@ -564,7 +624,7 @@ def one_kernel(job):
     return off, bytes(out), (f'{name}\n  k loop: {n0} FFMAs in {runs} runs ({kept} kept as they were), {pinned} '
                              f'pinned; reuse flags a FFMA {f0 / n0:.2f} -> {f1 / n1:.2f}, colliding {c0 / n0:.2f} -> '
                              f'{c1 / n1:.2f}; kept across other instructions: flags {g0 / n0:.2f} -> {g1 / n1:.2f}, '
-                             f'colliding {d0 / n0:.2f} -> {d1 / n1:.2f}')
+                             f'colliding {d0 / n0:.2f} -> {d1 / n1:.2f}; issue cycles a FFMA {i0:.3f} -> {i1:.3f}')
 
 
 def main():
@@ -573,7 +633,8 @@ def main():
         sys.exit(__doc__)
     flags_only = '--flags-only' in sys.argv
     keep_factors = re.compile('.' if '--no-swap' in sys.argv else '(?!)')
-    global BEAM, COLLISION
+    global BEAM, COLLISION, CYCLES
+    CYCLES = re.compile('(?!)')
     for a in sys.argv:
         if a.startswith('--no-swap='):
             keep_factors = re.compile(a[10:])
@@ -581,6 +642,8 @@ def main():
             BEAM = int(a[7:])
         if a.startswith('--collision='):
             COLLISION = float(a[12:])
+        if a == '--cycles' or a.startswith('--cycles='):
+            CYCLES = re.compile(a[9:] or '.')
     pattern = re.compile(args[2] if len(args) > 2 else '.')
     cubin = bytearray(open(args[0], 'rb').read())
     text = texts(args[0])
@@ -588,7 +651,7 @@ def main():
     for (name, a), t in text.items():
         by_kernel[name][a] = t
     jobs = [(name, off, bytes(cubin[off:off + size]), by_kernel[name], not keep_factors.search(name), flags_only,
-             (BEAM, COLLISION))
+             (BEAM, COLLISION, CYCLES))
             for name, off, size in sw.sections(bytes(cubin)) if pattern.search(name)]
     with multiprocessing.Pool(min(len(jobs), os.cpu_count() or 1) or 1) as pool:
         results = pool.map(one_kernel, jobs)
