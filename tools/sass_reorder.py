@@ -294,8 +294,7 @@ def reorder(seq, lo, hi, swap, placed, cycle, last):
 
 BEAM = 24       # orders kept at each place of a group
 COLLISION = 2.0  # a bank collision (with CYCLES: a cycle of dispatch lost) weighs as many cache hits
-CYCLES = False   # price an order by issue_cost's cycles instead of counting collisions (main: a
-                 # pattern of the kernels' names, '(?!)' none)
+CYCLES = False   # price an order by issue_cost's cycles instead of counting collisions
 
 
 def issue_cost(cache, a, b, c, carry):
@@ -603,8 +602,8 @@ def one_kernel(job):
     """(file offset, new section bytes or None, report line) for one kernel's section"""
     name, off, code, text, swap, flags_only, options = job
     global BEAM, COLLISION, CYCLES
-    BEAM, COLLISION, cycles = options
-    CYCLES = bool(cycles.search(name))
+    BEAM, COLLISION, by_cycles = options
+    CYCLES = bool(by_cycles.search(name))
     ins = []
     for a in range(0, len(code), 16):
         d = sw.decode(code[a:a + 16])
@@ -633,8 +632,8 @@ def main():
         sys.exit(__doc__)
     flags_only = '--flags-only' in sys.argv
     keep_factors = re.compile('.' if '--no-swap' in sys.argv else '(?!)')
-    global BEAM, COLLISION, CYCLES
-    CYCLES = re.compile('(?!)')
+    global BEAM, COLLISION
+    by_cycles = re.compile('(?!)')  # the kernels whose orders --cycles prices
     for a in sys.argv:
         if a.startswith('--no-swap='):
             keep_factors = re.compile(a[10:])
@@ -643,7 +642,7 @@ def main():
         if a.startswith('--collision='):
             COLLISION = float(a[12:])
         if a == '--cycles' or a.startswith('--cycles='):
-            CYCLES = re.compile(a[9:] or '.')
+            by_cycles = re.compile(a[9:] or '.')
     pattern = re.compile(args[2] if len(args) > 2 else '.')
     cubin = bytearray(open(args[0], 'rb').read())
     text = texts(args[0])
@@ -651,7 +650,7 @@ def main():
     for (name, a), t in text.items():
         by_kernel[name][a] = t
     jobs = [(name, off, bytes(cubin[off:off + size]), by_kernel[name], not keep_factors.search(name), flags_only,
-             (BEAM, COLLISION, CYCLES))
+             (BEAM, COLLISION, by_cycles))
             for name, off, size in sw.sections(bytes(cubin)) if pattern.search(name)]
     with multiprocessing.Pool(min(len(jobs), os.cpu_count() or 1) or 1) as pool:
         results = pool.map(one_kernel, jobs)
