@@ -59,8 +59,7 @@ def replay(loop, path, out):
     ins = [sw.decode(bytes(cubin[off + a:off + a + 16])) for a in range(0, size, 16)]
     for i, x in enumerate(ins):
         x['addr'], x['text'] = 16 * i, ''
-    slots = [i for i, x in enumerate(ins) if x['ffma']]
-    slots = [i for i in slots if i > slots[-1] - 1100][-1024:]  # the loop's, not the sums' end
+    slots = [i for i, x in enumerate(ins) if x['ffma']]  # the kernel's only FFMAs are its loop's
     if len(slots) != 1024 or slots[-1] - slots[0] > 1040:
         sys.exit('the replay kernel\'s loop of 1024 FFMAs not found (compiled with -DKERNEL_ONLY=2?)')
     if len(loop) != 1024 or any(x['opcode'] != sr.FFMA_RRR for x in loop):

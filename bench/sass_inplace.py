@@ -106,8 +106,9 @@ def live_at(ins, points):
     return [live[p] for p in points]
 
 
-def rename(ins, lo, hi, maxreg):
-    """new register numbers for the loop ins[lo..hi]: {(index, operand position): new base} or a reason"""
+def rename(ins, lo, hi, maxreg, rule):
+    """new register numbers for the loop ins[lo..hi]: {(index, operand position): new base} or a reason;
+    rule: '0' (every sum in place), '1', 'a' or 'b' (--parity)"""
     body = ins[lo:hi + 1]
     n = len(body)
     opnds = [operands(x) for x in body]
@@ -116,9 +117,9 @@ def rename(ins, lo, hi, maxreg):
         for _, r, wd, _ in ops:
             referenced.update(range(r, r + wd))
     referenced.discard(255)
-    for x in body:
+    for x, ops in zip(body, opnds):
         if x['pred'] != 7 and not opname(x).startswith('BRA'):
-            for role, r, wd, _ in operands(x):
+            for role, r, wd, _ in ops:
                 if role == 'd' and r != 255:
                     return f'a guarded write ({x["text"]})'
     # values: lanes; groups of lanes written together
@@ -191,8 +192,7 @@ def rename(ins, lo, hi, maxreg):
             b = n
         v['range'] = (a, b)
     # which groups move
-    RULE = next((a[9:] for a in sys.argv if a.startswith('--parity=')), '0')
-    PARITY = RULE != '0'
+    PARITY = rule != '0'
     occupied = collections.defaultdict(list)   # reg -> [(a, b)]
     free = []
     prev = {}
@@ -201,7 +201,7 @@ def rename(ins, lo, hi, maxreg):
             d = refs[i, 0][0]
             prev[id(d)] = refs[i, 3][0]
             pa, pb = x['ra'] % 2, x['rb'] % 2
-            d['parity'] = 1 - pa if pa == pb else {'a': 1 - pa, 'b': 1 - pb}.get(RULE)
+            d['parity'] = 1 - pa if pa == pb else {'a': 1 - pa, 'b': 1 - pb}.get(rule)
     for g in groups:
         if g['kind'] == 'ffma':
             v = g['lanes'][0]
@@ -213,7 +213,7 @@ def rename(ins, lo, hi, maxreg):
             else:
                 free.append(g)
             continue
-        movable = (g['d'] >= 0 and not any(v.get('out') for v in g['lanes']) and g['dref'][1] is not None
+        movable = (g['d'] >= 0 and not any(v.get('out') for v in g['lanes'])
                    and opnds[g['dref'][0]][g['dref'][1]][3] is not None
                    and all(opnds[i][k][3] is not None for i, k in g['reads']))
         in_e = any(v['reg'] in E for v in g['lanes'])
@@ -236,7 +236,7 @@ def rename(ins, lo, hi, maxreg):
         return all(b <= p or q <= a for p, q in occupied[r]) if r in inpool else False
 
     free.sort(key=lambda g: (g['kind'] == 'ffma', g['d']) if PARITY else g['d'])
-    renamed = 0
+    sumregs = sorted({x['rd'] for x in body if sr.rrr(x)})
     for g in free:
         a = min(v['range'][0] for v in g['lanes'])
         b = max(v['range'][1] for v in g['lanes'])
@@ -246,7 +246,6 @@ def rename(ins, lo, hi, maxreg):
             v = g['lanes'][0]
             here = prev[id(v)]['new']
             par = v['parity']
-            sumregs = sorted({x['rd'] for x in body if sr.rrr(x)})
             cands = [r for r in [here, v['reg']] + sumregs + pool if par is None or r % 2 == par]
         else:
             cands = [want] + [r for r in pool if r % wd == 0 and r != want]
@@ -326,6 +325,7 @@ def main():
         sys.exit(__doc__)
     src, dst = args[0], args[1]
     pat = re.compile(args[2] if len(args) > 2 else '.')
+    rule = next((a[9:] for a in sys.argv if a.startswith('--parity=')), '0')
     cubin = bytearray(open(src, 'rb').read())
     text = sr.texts(src)
     maxreg = 252
@@ -354,7 +354,7 @@ def main():
             continue
         lo, hi = span
         top = max(max(range(r, r + wd)) for x in ins if x['text'] for _, r, wd, _ in operands(x) if r != 255)
-        got = rename(ins, lo, hi, min(top, regcount.get(name, 255) - 1))
+        got = rename(ins, lo, hi, min(top, regcount.get(name, 255) - 1), rule)
         if isinstance(got, str):
             print(name, 'kept:', got)
             continue
