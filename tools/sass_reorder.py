@@ -11,11 +11,14 @@ split_cluster.cu (tools/nvcc_reorder.py); bench/patched_loop times one kernel so
 ptxas's and checks it bitwise.
 
 Usage: tools/sass_reorder.py IN.cubin OUT.cubin [REGEX] [--no-swap[=REGEX]] [--cycles[=REGEX]]
-                             [--flags-only] [--beam=N]
+                             [--across[=REGEX]] [--flags-only] [--beam=N]
   REGEX: kernels whose name matches (default: all); --no-swap keeps each FFMA's factors in their
   slots (--no-swap=REGEX: in the kernels whose name matches that); --cycles prices an order by the
   dispatch cycles issue_cost() counts instead of by collisions (in the kernels matching its REGEX);
-  --flags-only keeps ptxas's order
+  --across places the whole loop's FFMAs at once (place_across, below; factors never swapped),
+  each anywhere among the loop's FFMA places that its registers allow, across the loads, stores
+  and arithmetic between them (in the kernels matching its REGEX; where no order is found, the runs
+  as below); --flags-only keeps ptxas's order
   and sets the flags by the rule below (ptxas's own flags on every pipelined.cu kernel; ptxas also
   keeps a slot-1 flag across a MOV, which the rule does not, so elsewhere a flag may be missing).
   Needs cuobjdump and nvdisasm on PATH (to read the instructions' text). One line a kernel on stdout.
@@ -38,7 +41,18 @@ these stays in ptxas's order, and so does any earlier run whose new order that w
 loop is then placed again). A rewritten loop is checked
 before it is kept (verify: the same values in every register after two passes run in order, 4
 cycles from a FFMA to any reader of its result, every flag read back as the same register); a kernel
-whose loop fails keeps ptxas's code and its line says why."""
+whose loop fails keeps ptxas's code and its line says why.
+
+--across: a FFMA's window is where its registers' other users allow it: after the wait for the load
+that writes a source (a shared-memory load without a scoreboard completes with the next load that
+has one: ptxas waits for that one's), after the wait for an access still reading or writing its
+result's register, LATENCY cycles from fixed-latency producers and readers, never earlier in
+cycles than ptxas had it where a memory access reads its result's register without a scoreboard
+(the memory pipe reads registers after the access issues), and the first pass's the same against
+the code before the loop. Dependencies between FFMAs as above (across the back edge too). The
+search fills the places in order, keeping each FFMA's deadline (its window's end less what depends
+on it) reachable. verify() checks every loop for the waits as well (check_waits)."""
+import bisect
 import collections
 import multiprocessing
 import os
@@ -420,8 +434,10 @@ def dependencies(pool, seq, placed, mine, cycle, swap):
     return out
 
 
-def rewrite(ins, swap=True, flags_only=False):
-    """ins (decoded, in order, with 'text') rewritten in place where its k loop is; statistics"""
+def rewrite(ins, swap=True, flags_only=False, across=False):
+    """ins (decoded, in order, with 'text') rewritten in place where its k loop is; statistics.
+    With across, the loop's FFMAs placed by place_across (a wider beam where the first finds no
+    order), by runs where neither does"""
     span = k_loop(ins)
     if not span:
         return None
@@ -429,6 +445,14 @@ def rewrite(ins, swap=True, flags_only=False):
     for i, x in enumerate(ins):
         x['index'], x['pinned'], x['after'], x['run'] = i, False, [], None
     before = model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True) + (issue_cycles(ins[lo:hi + 1]),)
+    for width in (BEAM, 8 * BEAM) if across else ():
+        try:
+            out, pinned = place_across(ins, lo, hi, width)
+        except SystemExit as e:
+            why = str(e)
+            continue
+        return before, adopt(ins, out, lo, hi), pinned, f'placed across the loop (beam {width})', 0
+    note = f' (across the loop: {why})' if across else ''
     # runs of movable FFMAs
     runs, i = [], lo
     while i <= hi:
@@ -493,13 +517,17 @@ def rewrite(ins, swap=True, flags_only=False):
         frozen |= more
     if bad:
         raise SystemExit(f'dependency distances broken: {bad[:5]}')
+    return before, adopt(ins, out, lo, hi), sum(x['pinned'] for x in ins), f'in {len(runs)} runs{note}', kept
+
+
+def adopt(ins, out, lo, hi):
+    """out's loop, its reuse flags set, checked against ins's and copied into ins; its statistics"""
     loop_flags(out, lo, hi)
     problem = verify(ins, out, lo, hi)
     if problem:
         raise SystemExit(f'refused: {problem}')
     ins[:] = out
-    after = model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True) + (issue_cycles(ins[lo:hi + 1]),)
-    return before, after, sum(x['pinned'] for x in ins), len(runs), kept
+    return model(ins[lo:hi + 1]) + model(ins[lo:hi + 1], True) + (issue_cycles(ins[lo:hi + 1]),)
 
 
 def place_runs(ins, runs, lo, swap, cyc, frozen):
@@ -558,6 +586,9 @@ def verify(old, new, lo, hi):
     flagged source next read in its slot and bank as the same register, holding the same value"""
     if dataflow(old, lo, hi) != dataflow(new, lo, hi):
         return 'the loop computes something else'
+    waits = check_waits(new, lo, hi)
+    if waits:
+        return waits
     body = new[lo:hi + 1] * 2
     cyc, wrote, cache, val = 0, {}, {}, {}
     for i, x in enumerate(body):
@@ -591,6 +622,291 @@ def verify(old, new, lo, hi):
     return None
 
 
+# ---- the whole loop at once (--across): FFMAs placed across the loop's other instructions ----
+
+LATENCY = 6     # cycles kept between a fixed-latency instruction and a FFMA that depends on it
+LOOK = 96       # unplaced FFMAs (in ptxas's order) a place considers, beyond those whose deadline is near
+URGENCY = 0.1   # what a place of slack under 8 costs a FFMA in the search's score
+
+
+def lds(x):
+    return re.sub(r'^@!?U?P\w+\s+', '', x['text']).startswith('LDS')
+
+
+def pending_after(x, pend_w, pend_r, unbarred):
+    """the accesses still in flight after x issues, updated in place: pend_w / pend_r, register ->
+    scoreboard of a pending write / read; unbarred, the registers of shared-memory loads issued
+    without a scoreboard, which complete in order: the next load with one covers them"""
+    reads, writes = slots_of(x)
+    for r in writes:
+        pend_w.pop(r, None)
+        unbarred.discard(r)
+        if x['wbar'] != 7:
+            pend_w[r] = x['wbar']
+        elif lds(x):
+            unbarred.add(r)
+    if lds(x) and x['wbar'] != 7:
+        pend_w.update((r, x['wbar']) for r in unbarred)
+        unbarred.clear()
+    if x['rbar'] != 7:
+        pend_r.update((r, x['rbar']) for _, r in reads)
+
+
+def waited(x, pend_w, pend_r):
+    for s in range(6):
+        if x['wait'] >> s & 1:
+            for pend in (pend_w, pend_r):
+                for r in [r for r, b in pend.items() if b == s]:
+                    del pend[r]
+
+
+def entry_state(ins, lo):
+    """(pend_w, pend_r, register -> cycles since a fixed-latency write under LATENCY) at the loop's
+    entry, the code before it read as one straight line"""
+    pend_w, pend_r, fixed_at, unbarred = {}, {}, {}, set()
+    for x in ins[:lo]:
+        waited(x, pend_w, pend_r)
+        fixed_at = {r: c + x['stall'] for r, c in fixed_at.items()}
+        pending_after(x, pend_w, pend_r, unbarred)
+        for r in slots_of(x)[1]:
+            fixed_at.pop(r, None)
+            if x['wbar'] == 7 and not lds(x):
+                fixed_at[r] = x['stall']
+    if unbarred:
+        raise SystemExit('a shared-memory load before the loop that no scoreboard covers')
+    return pend_w, pend_r, {r: c for r, c in fixed_at.items() if c < LATENCY}
+
+
+def check_waits(seq, lo, hi):
+    """why a FFMA of the loop (from the entry, three passes) reads a register before the wait on the
+    load that writes it, or writes one before the wait on an access pending on it; None if none"""
+    pend_w, pend_r, _ = entry_state(seq, lo)
+    unbarred = set()
+    for i, x in enumerate(seq[lo:hi + 1] * 3):
+        waited(x, pend_w, pend_r)
+        if rrr(x):
+            if any(r in pend_w or r in unbarred for r in srcs(x)):
+                return f'a source read before the wait on its load ({x["text"]})'
+            if x['rd'] in pend_w or x['rd'] in pend_r or x['rd'] in unbarred:
+                return f'a result written before the wait on an access to its register ({x["text"]})'
+        pending_after(x, pend_w, pend_r, unbarred)
+    return None
+
+
+def windows(ins, lo, hi):
+    """for the loop's movable FFMAs (positions k from lo): (cycle of each position, the loop's
+    cycles, positions, {k: (first position, first cycle, last position, last cycle, pinned)},
+    {k: [(earlier FFMA, cycles)]}, {k: [(earlier FFMA reading k's result of the pass before, cycles)]})"""
+    n = hi - lo + 1
+    cyc = [0] * (n + 1)
+    for k in range(n):
+        cyc[k + 1] = cyc[k] + ins[lo + k]['stall']
+    total = cyc[n]
+    rw = [({r for _, r in rs}, ws) for rs, ws in (slots_of(ins[lo + k]) for k in range(n))]
+    mov = [k for k in range(n) if movable(ins[lo + k])]
+    fixed = [k for k in range(n) if not movable(ins[lo + k])]
+
+    def written(r, a, b):
+        return any(r in rw[q][1] for q in range(a, b))
+
+    def wait_after(j, k):
+        """the first position after j (around the back edge, up to k) that waits for the scoreboard
+        covering j's write or read (cover[j]), or None"""
+        at, s = j
+        q = (at + 1) % n
+        while not ins[lo + q]['wait'] >> s & 1:
+            if q == k:
+                return None
+            q = (q + 1) % n
+        return q
+
+    # the scoreboard that covers each instruction's register write: its own, or for a shared-memory
+    # load without one, the next load's that has one
+    cover = {}
+    for j in fixed:
+        y = ins[lo + j]
+        if y['wbar'] != 7:
+            cover[j] = (j, y['wbar'])
+        elif lds(y) and rw[j][1]:
+            q = next((q % n for q in range(j + 1, j + n) if lds(ins[lo + q % n]) and ins[lo + q % n]['wbar'] != 7), None)
+            cover[j] = (q, ins[lo + q]['wbar']) if q is not None else None
+        else:
+            cover[j] = None
+    pend_w, pend_r, fixed_at = entry_state(ins, lo)
+    win = {}
+    for k in mov:
+        x = ins[lo + k]
+        src, rd = {r for r in srcs(x) if r != 255}, x['rd']
+        e_pos, e_cyc, l_pos, l_cyc, pin = 0, -10 ** 9, n - 1, total - LATENCY, False
+
+        def after_wait(j, both=False):
+            """x after the wait covering j (this pass's j if both, else the last pass's if it is there)"""
+            nonlocal e_pos, pin
+            w = wait_after(j, k)
+            if w is None:
+                pin = True
+            elif both or w <= k:
+                e_pos = max(e_pos, w)
+
+        # the first pass: what the code before the loop left in flight or just wrote
+        for r, bar in [(r, pend_w.get(r)) for r in src] + [(rd, pend_w.get(rd)), (rd, pend_r.get(rd))]:
+            if bar is not None and not written(r, 0, k):
+                w = next((q for q in range(k + 1) if ins[lo + q]['wait'] >> bar & 1), None)
+                e_pos = max(e_pos, w or 0)
+        for r in src | {rd}:
+            if r in fixed_at and not written(r, 0, k):
+                e_cyc = max(e_cyc, LATENCY - fixed_at[r])
+        for j in fixed:
+            (reads, writes), y = rw[j], ins[lo + j]
+            if rd in reads and y['rbar'] == 7 and re.sub(r'^@!?U?P\w+\s+', '', y['text']).startswith(MEMORY):
+                # a memory access reads its registers when the memory pipe takes it, cycles after
+                # it issues: x overwrites one no sooner than ptxas had it
+                e_cyc = max(e_cyc, cyc[k])
+            if j < k:
+                if writes & (src | {rd}):
+                    # RAW: the value x reads; WAW: y's value dead before x writes (after its wait)
+                    e_pos = max(e_pos, j + 1)
+                    if cover[j] is not None:
+                        after_wait(cover[j], both=True)
+                    else:
+                        e_cyc = max(e_cyc, cyc[j] + LATENCY)
+                if rd in reads:
+                    e_pos = max(e_pos, j + 1)
+                    pin |= y['rbar'] != 7
+                if rd in reads and not written(rd, k + 1, n):
+                    # y reads x's result of the pass before
+                    l_cyc = min(l_cyc, total + cyc[j] - LATENCY)
+            else:
+                if writes & (src | {rd}):
+                    l_pos = min(l_pos, j - 1)
+                for r in writes & src:
+                    if not written(r, 0, k):  # y's value of the pass before, read by x
+                        if cover[j] is not None:
+                            after_wait(cover[j])
+                        else:
+                            e_cyc = max(e_cyc, cyc[j] + LATENCY - total)
+                if rd in reads:
+                    l_pos, l_cyc = min(l_pos, j - 1), min(l_cyc, cyc[j] - LATENCY)
+                # y of the pass before reading or writing rd asynchronously: x after the wait
+                if rd in reads and y['rbar'] != 7:
+                    after_wait((j, y['rbar']))
+                if rd in writes and cover[j] is not None:
+                    after_wait(cover[j])
+        win[k] = [e_pos, e_cyc, l_pos, l_cyc, pin]
+    after, carried = collections.defaultdict(list), collections.defaultdict(list)
+    for i, k in enumerate(mov):
+        x = ins[lo + k]
+        for q in mov[:i]:
+            y = ins[lo + q]
+            if y['rd'] in srcs(x) or y['rd'] == x['rd']:
+                after[k].append((q, max(4, min(cyc[k] - cyc[q], MIN_GAP))))
+            elif x['rd'] in srcs(y):
+                after[k].append((q, 1))
+        if not written(x['rd'], k + 1, n):
+            for z in mov[:i]:
+                if x['rd'] in srcs(ins[lo + z]) and not written(x['rd'], 0, z):
+                    carried[k].append((z, max(4, min(total - cyc[k] + cyc[z], MIN_GAP))))
+    return cyc, total, mov, win, after, carried
+
+
+def place_across(ins, lo, hi, beam_width):
+    """the loop with its movable FFMAs placed anywhere their windows and dependencies allow, by a
+    beam search over the whole loop for the fewest dispatch cycles (issue_cost), a FFMA whose
+    deadline nears preferred; SystemExit where no order is found"""
+    cyc, total, mov, win, after, carried = windows(ins, lo, hi)
+    pinned = {k for k in mov if win[k][4]}
+    for k in mov:  # a pinned FFMA bounds the windows of those it depends on and that depend on it
+        for d, gap in after[k]:
+            if d in pinned and k not in pinned:
+                win[k][0], win[k][1] = max(win[k][0], d + 1), max(win[k][1], cyc[d] + gap)
+            if k in pinned and d not in pinned:
+                win[d][2], win[d][3] = min(win[d][2], k - 1), min(win[d][3], cyc[k] - gap)
+    places = [k for k in mov if k not in pinned]
+    index = {p: q for q, p in enumerate(places)}
+    first, last = {}, {}
+    for k in places:
+        e_pos, e_cyc, l_pos, l_cyc, _ = win[k]
+        ok = [q for q, p in enumerate(places) if e_pos <= p <= l_pos and e_cyc <= cyc[p] <= l_cyc]
+        if not ok or not ok[0] <= index[k] <= ok[-1]:
+            raise SystemExit(f'a window without ptxas\'s place ({ins[lo + k]["text"]})')
+        first[k], last[k] = ok[0], ok[-1]
+    # deadlines: a FFMA's last place, less what those depending on it need after it
+    pcyc = [cyc[p] for p in places]
+    needed_by = collections.defaultdict(list)
+    for z in places:
+        for d, gap in after[z]:
+            needed_by[d].append((z, gap))
+    deadline = dict(last)
+    for k in reversed(places):
+        for z, gap in needed_by[k]:
+            deadline[k] = min(deadline[k], bisect.bisect_right(pcyc, pcyc[deadline[z]] - gap) - 1)
+    by_deadline = sorted(places, key=lambda k: (deadline[k], k))
+    beam = [(0.0, 0.0, (), (ABSENT,) * 6, {}, frozenset(), None)]
+    for q, p in enumerate(places):
+        cands, at = [], cyc[p]
+        for si, (score, dist, chosen, cache, here, used, carry) in enumerate(beam):
+            # a FFMA placed now may not come after one whose deadline leaves no slack
+            limit, i = None, 0
+            for k in by_deadline:
+                if k in used:
+                    continue
+                if deadline[k] <= q + i:
+                    limit = deadline[k] if deadline[k] == q + i else -1
+                    break
+                i += 1
+            if limit == -1:
+                continue
+            seen = 0
+            for k in places:
+                if k in used:
+                    continue
+                seen += 1
+                if seen > LOOK and (limit is None or deadline[k] > limit):
+                    break
+                if limit is not None and deadline[k] > limit or not first[k] <= q <= last[k]:
+                    continue
+                if not all(d in here and at - cyc[here[d]] >= gap for d, gap in after[k] if d not in pinned):
+                    continue
+                if not all(z in here and total - at + cyc[here[z]] >= gap for z, gap in carried[k] if z not in pinned):
+                    continue
+                x = ins[lo + k]
+                hits, extra, carry2 = issue_cost(cache, x['ra'], x['rb'], x['rc'], carry)
+                urgent = URGENCY * max(0, 8 - (deadline[k] - q))
+                cands.append(((score + hits - COLLISION * extra - urgent, dist - abs(k - p)), si, k, carry2))
+        if not cands:
+            raise SystemExit(f'no order found at the loop\'s FFMA place {q}')
+        cands.sort(key=lambda c: c[0], reverse=True)
+        nxt, seen_states = [], set()
+        can_flag = flag_ok(ins[lo + p])
+        end = places[q + 1] if q + 1 < len(places) else hi - lo + 1
+        for key, si, k, carry2 in cands:
+            _, _, chosen, cache, here, used, _ = beam[si]
+            x = ins[lo + k]
+            c = {(s, r & 1): r if can_flag and r != 255 else None for s, r in enumerate(srcs(x))}
+            c = {**{(s, b): (None if v == NONE else v) for s in range(3) for b in range(2)
+                    for v in [cache[2 * s + b]] if v != ABSENT}, **c}
+            c = {key_: (None if v == x['rd'] else v) for key_, v in c.items()}
+            for j in range(p + 1, end):  # the other instructions up to the next place
+                cache_after(c, ins[lo + j], flag_ok(ins[lo + j]))
+            c = tuple(ABSENT if (s, b) not in c else NONE if c[(s, b)] is None else c[(s, b)]
+                      for s in range(3) for b in range(2))
+            state = (used | {k}, c, carry2 if end == p + 1 else None)
+            if state in seen_states:
+                continue
+            seen_states.add(state)
+            nxt.append((key[0], key[1], chosen + (k,), c, {**here, k: p}, state[0], state[2]))
+            if len(nxt) == beam_width:
+                break
+        beam = nxt
+    out = list(ins)
+    for p, k in zip(places, beam[0][2]):
+        y = dict(ins[lo + k])
+        for f in ('stall', 'yield', 'wait', 'wbar', 'rbar'):
+            y[f] = ins[lo + p][f]
+        out[lo + p] = y
+    return out, len(pinned)
+
+
 def encode_ffma(x):
     w = int.from_bytes(x['word'], 'little')
     w &= ~((0xff << 24) | (0xff << 32))
@@ -602,7 +918,7 @@ def one_kernel(job):
     """(file offset, new section bytes or None, report line) for one kernel's section"""
     name, off, code, text, swap, flags_only, options = job
     global BEAM, COLLISION, CYCLES
-    BEAM, COLLISION, by_cycles = options
+    BEAM, COLLISION, by_cycles, by_across = options
     CYCLES = bool(by_cycles.search(name))
     ins = []
     for a in range(0, len(code), 16):
@@ -610,7 +926,7 @@ def one_kernel(job):
         d['addr'], d['text'] = a, text.get(a, '')
         ins.append(d)
     try:
-        stats = rewrite(ins, swap, flags_only)
+        stats = rewrite(ins, swap, flags_only, bool(by_across.search(name)))
     except SystemExit as e:
         return off, None, f'{name}\n  kept as ptxas wrote it: {e}'
     if not stats:
@@ -620,7 +936,7 @@ def one_kernel(job):
     for p, x in enumerate(ins):
         if rrr(x):
             out[16 * p:16 * p + 16] = encode_ffma(x)
-    return off, bytes(out), (f'{name}\n  k loop: {n0} FFMAs in {runs} runs ({kept} kept as they were), {pinned} '
+    return off, bytes(out), (f'{name}\n  k loop: {n0} FFMAs {runs} ({kept} kept as they were), {pinned} '
                              f'pinned; reuse flags a FFMA {f0 / n0:.2f} -> {f1 / n1:.2f}, colliding {c0 / n0:.2f} -> '
                              f'{c1 / n1:.2f}; kept across other instructions: flags {g0 / n0:.2f} -> {g1 / n1:.2f}, '
                              f'colliding {d0 / n0:.2f} -> {d1 / n1:.2f}; issue cycles a FFMA {i0:.3f} -> {i1:.3f}')
@@ -634,6 +950,7 @@ def main():
     keep_factors = re.compile('.' if '--no-swap' in sys.argv else '(?!)')
     global BEAM, COLLISION
     by_cycles = re.compile('(?!)')  # the kernels whose orders --cycles prices
+    by_across = re.compile('(?!)')  # the kernels whose loops --across places whole
     for a in sys.argv:
         if a.startswith('--no-swap='):
             keep_factors = re.compile(a[10:])
@@ -643,6 +960,8 @@ def main():
             COLLISION = float(a[12:])
         if a == '--cycles' or a.startswith('--cycles='):
             by_cycles = re.compile(a[9:] or '.')
+        if a == '--across' or a.startswith('--across='):
+            by_across = re.compile(a[9:] or '.')
     pattern = re.compile(args[2] if len(args) > 2 else '.')
     cubin = bytearray(open(args[0], 'rb').read())
     text = texts(args[0])
@@ -650,7 +969,7 @@ def main():
     for (name, a), t in text.items():
         by_kernel[name][a] = t
     jobs = [(name, off, bytes(cubin[off:off + size]), by_kernel[name], not keep_factors.search(name), flags_only,
-             (BEAM, COLLISION, by_cycles))
+             (BEAM, COLLISION, by_cycles, by_across))
             for name, off, size in sw.sections(bytes(cubin)) if pattern.search(name)]
     with multiprocessing.Pool(min(len(jobs), os.cpu_count() or 1) or 1) as pool:
         results = pool.map(one_kernel, jobs)
