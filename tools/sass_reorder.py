@@ -97,13 +97,18 @@ NO_DEST = ('ST', 'LDGSTS', 'RED', 'BAR', 'BRA', 'EXIT', 'DEPBAR', 'NOP', 'WARPSY
 STOPS = ('BAR', 'BRA', 'EXIT', 'DEPBAR', 'WARPSYNC', 'BSYNC', 'BSSY', 'CALL', 'RET', 'MEMBAR', 'SYNCS')
 
 
+def unguarded(x):
+    """an instruction's text without its guard predicate"""
+    return re.sub(r'^@!?U?P\w+\s+', '', x['text'])
+
+
 def slots_of(x):
     """(reads, writes) of an instruction: reads as (slot, register) for each register source, the
     slot being the source's position among the sources; writes as registers. For text other than a
     FFMA's the reading is from cuobjdump's text, vector widths over-approximated."""
     if rrr(x):
         return [(0, x['ra']), (1, x['rb']), (2, x['rc'])], {x['rd']}
-    text = re.sub(r'^@!?U?P\w+\s+', '', x['text'])
+    text = unguarded(x)
     op, _, rest = text.partition(' ')
     ops = [o.strip() for o in rest.split(',')] if rest.strip() else []
     width = 4 if '.128' in op else 2 if '.64' in op else 1
@@ -133,7 +138,7 @@ def crossable(y, s, reads):
     slot s, or, for slot 0, across a memory access (its address does not go through the slots)"""
     if rrr(y):
         return True
-    op = re.sub(r'^@!?U?P\w+\s+', '', y['text']).split(' ')[0]
+    op = unguarded(y).split(' ')[0]
     if y['wait'] or op.startswith(STOPS):
         return False
     if op.startswith(MEMORY):
@@ -353,8 +358,7 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
     kept apart from NONE so that two orders count as the same only where their caches are)"""
     pool = [seq[p] for p in g]
     need = dependencies(pool, seq, placed, mine, cycle, swap)
-    start = tuple(ABSENT if (s, b) not in last else NONE if last[(s, b)] is None else last[(s, b)]
-                  for s in range(3) for b in range(2))
+    start = cache_tuple(last)
     beam = [(0.0, 0.0, [], start, {}, frozenset(), None)]
     for p in g:
         cands = []
@@ -390,11 +394,7 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
         for key, si, x, sw_ab, carry2 in cands:
             _, _, chosen, cache, here, used, _ = beam[si]
             a, b = (x['rb'], x['ra']) if sw_ab else (x['ra'], x['rb'])
-            c2 = list(cache)
-            for k, r in ((a & 1, a), (2 + (b & 1), b), (4 + (x['rc'] & 1), x['rc'])):
-                c2[k] = r if can_flag and r != 255 else NONE
-            rd = x['rd']
-            c2 = tuple(NONE if v == rd else v for v in c2)
+            c2 = ffma_caches(cache, a, b, x, can_flag)
             u2 = used | {x['index']}
             ident = (u2, c2, carry2)
             if ident in seen:
@@ -408,6 +408,20 @@ def order_group(g, seq, placed, mine, cycle, last, swap):
 
 
 NONE, ABSENT = -2, -1  # a cache entry emptied, and one never set (registers are 0..255)
+
+
+def cache_tuple(d):
+    """the caches {(slot, bank): register or None} as the searches' tuple"""
+    return tuple(ABSENT if (s, b) not in d else NONE if d[(s, b)] is None else d[(s, b)]
+                 for s in range(3) for b in range(2))
+
+
+def ffma_caches(cache, a, b, x, can_flag):
+    """the caches' tuple after FFMA x reads a, b and its sum (flagged if it can be)"""
+    c = list(cache)
+    for k, r in ((a & 1, a), (2 + (b & 1), b), (4 + (x['rc'] & 1), x['rc'])):
+        c[k] = r if can_flag and r != 255 else NONE
+    return tuple(NONE if v == x['rd'] else v for v in c)
 
 
 def dependencies(pool, seq, placed, mine, cycle, swap):
@@ -630,7 +644,7 @@ URGENCY = 0.1   # what a place of slack under 8 costs a FFMA in the search's sco
 
 
 def lds(x):
-    return re.sub(r'^@!?U?P\w+\s+', '', x['text']).startswith('LDS')
+    return unguarded(x).startswith('LDS')
 
 
 def pending_after(x, pend_w, pend_r, unbarred):
@@ -758,7 +772,7 @@ def windows(ins, lo, hi):
                 e_cyc = max(e_cyc, LATENCY - fixed_at[r])
         for j in fixed:
             (reads, writes), y = rw[j], ins[lo + j]
-            if rd in reads and y['rbar'] == 7 and re.sub(r'^@!?U?P\w+\s+', '', y['text']).startswith(MEMORY):
+            if rd in reads and y['rbar'] == 7 and unguarded(y).startswith(MEMORY):
                 # a memory access reads its registers when the memory pipe takes it, cycles after
                 # it issues: x overwrites one no sooner than ptxas had it
                 e_cyc = max(e_cyc, cyc[k])
@@ -882,14 +896,13 @@ def place_across(ins, lo, hi, beam_width):
         for key, si, k, carry2 in cands:
             _, _, chosen, cache, here, used, _ = beam[si]
             x = ins[lo + k]
-            c = {(s, r & 1): r if can_flag and r != 255 else None for s, r in enumerate(srcs(x))}
-            c = {**{(s, b): (None if v == NONE else v) for s in range(3) for b in range(2)
-                    for v in [cache[2 * s + b]] if v != ABSENT}, **c}
-            c = {key_: (None if v == x['rd'] else v) for key_, v in c.items()}
-            for j in range(p + 1, end):  # the other instructions up to the next place
-                cache_after(c, ins[lo + j], flag_ok(ins[lo + j]))
-            c = tuple(ABSENT if (s, b) not in c else NONE if c[(s, b)] is None else c[(s, b)]
-                      for s in range(3) for b in range(2))
+            c = ffma_caches(cache, x['ra'], x['rb'], x, can_flag)
+            if end > p + 1:  # the other instructions up to the next place
+                d = {(s, b): None if v == NONE else v for s in range(3) for b in range(2)
+                     for v in [c[2 * s + b]] if v != ABSENT}
+                for j in range(p + 1, end):
+                    cache_after(d, ins[lo + j], flag_ok(ins[lo + j]))
+                c = cache_tuple(d)
             state = (used | {k}, c, carry2 if end == p + 1 else None)
             if state in seen_states:
                 continue
