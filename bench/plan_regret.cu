@@ -34,7 +34,7 @@ struct measured {
     std::string cfg;
     int dp, split, splits, sk;
     double ms;
-    int cluster; /* method "splitc": the slices finished in a cluster */
+    int cluster; /* blocks a cluster: method "splitc" (all of a tile's slices), "splitgN" (N) */
 };
 
 struct shape_data {
@@ -125,7 +125,10 @@ int main(int argc, char **argv)
                                (copied.find('B') != std::string::npos ? COPY_B : 0);
             const std::string method = colon == std::string::npos ? f[4] : f[4].substr(colon + 1);
             d.plans.push_back({copies, f[5], atoi(f[6].c_str()), atoi(f[7].c_str()), atoi(f[8].c_str()),
-                               atoi(f[9].c_str()), ms, method == "splitc"});
+                               atoi(f[9].c_str()), ms,
+                               method == "splitc"                ? atoi(f[8].c_str())
+                               : method.compare(0, 6, "splitg") == 0 ? atoi(method.c_str() + 6)
+                                                                   : 0});
             d.copied_forms |= copies != 0;
         }
     }
@@ -194,7 +197,8 @@ int main(int argc, char **argv)
         char desc[128];
         snprintf(desc, sizeof desc, "%s%s dp %d split %d x%d sk %d%s",
                  copies == (COPY_A | COPY_B) ? "AB:" : copies == COPY_A ? "A:" : copies ? "B:" : "", cfg.c_str(),
-                 pl.dp_tiles, pl.split_tiles, pl.splits, pl.sk_blocks, pl.cluster ? " cluster" : "");
+                 pl.dp_tiles, pl.split_tiles, pl.splits, pl.sk_blocks,
+                 pl.cluster == pl.splits ? " cluster" : pl.cluster ? " groups" : "");
         if (ms > 0)
             measured_at("pick", desc, ms);
         else

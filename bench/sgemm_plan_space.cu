@@ -129,10 +129,17 @@ std::vector<candidate> plans_of(const shim_sgemm_args *p)
                     if (pl.splits < 2)
                         continue;
                     out.push_back({dpt ? "tail" : "split", pl});
-                    /* the same split finished in clusters, where it can be */
+                    /* the same split finished in clusters, where it can be: one a tile (splitc), or
+                     * groups of clusters of 2 or 4 blocks (splitg2, splitg4) */
                     if (!dpt && pl.splits <= CLUSTER_MAX_SPLITS && cluster_split_usable(cfg)) {
-                        pl.cluster = 1;
+                        pl.cluster = pl.splits;
                         out.push_back({"splitc", pl});
+                        static const char *const grouped[] = {"", "splitg2", "", "splitg4"};
+                        for (int size : {2, 4})
+                            if (size < pl.splits && pl.splits % size == 0) {
+                                pl.cluster = size;
+                                out.push_back({grouped[size - 1], pl});
+                            }
                     }
                 }
             }

@@ -28,6 +28,12 @@ constexpr double REDUCE_LAUNCH_S = 5.0e-6;
  * reduction's price less that */
 constexpr double CLUSTER_SAVED_S = 0.3e-6;
 constexpr double CLUSTER_SAVED_BYTES_PER_S = 2.83e12;
+/* A split finished in groups of clusters of two (plan.cluster < splits, plan_splitk_groups) against
+ * the same split finished by the reduction kernel, where cluster_placement_ok admits the pairs:
+ * measured (H200, 2026-11-28, bench/sgemm_plan_space, 132 shapes, docs/notes/sgemm.md) 0.98-0.99 of
+ * the time with four slices in one wave, 0.96-0.98 in two, 0.95 over more; six slices 1.02-1.03 in
+ * one wave; eight 0.99-1.00 in one wave, 0.94-0.96 in two, 0.89-0.91 over more */
+constexpr double GROUPS_TIME_FACTOR = 0.97;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 /* Stream-K (plan.sk_blocks). Measured (bench/sgemm_plans, H100, 2026-11-25, docs/notes/sgemm.md):
  * the blocks an SM holds run at different rates for the whole launch (docs/notes/sgemm.md, "a
@@ -211,7 +217,9 @@ bool cluster_placement_ok(const plan &pl)
     const tile_config &c = config(pl.cfg);
     const int sms = sm_count();
     const int64_t slots = (int64_t)c.blocks_per_sm * sms, blocks = (int64_t)pl.split_tiles * pl.splits;
-    const int64_t cap = (int64_t)cluster_split_max_active(pl.cfg, pl.splits) * pl.splits;
+    if (pl.cluster == 1) /* blocks alone: placed as the blocks of a split are */
+        return true;
+    const int64_t cap = (int64_t)cluster_split_max_active(pl.cfg, pl.cluster) * pl.cluster;
     if (cap < 1 || blocks < 1)
         return false;
     const int64_t waves = ceil_div(blocks, slots), last = blocks - (waves - 1) * slots;
@@ -249,7 +257,7 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
             if ((int64_t)s * bk * MIN_SLICE_TILES > p->k || (cluster && s > CLUSTER_MAX_SPLITS))
                 break;
             plan pl = split_plan(p, cfg, dp, s);
-            pl.cluster = cluster;
+            pl.cluster = cluster ? pl.splits : 0;
             if (pl.splits < 2 || pl.split_tiles == 0 || !plan_usable(pl) || (cluster && !cluster_placement_ok(pl)))
                 continue;
             const double cost = plan_cost(p, pl);
@@ -429,6 +437,23 @@ plan plan_splitk_cluster(const shim_sgemm_args *p)
     return split_every_tile(p, true);
 }
 
+/* plan_splitk's plan finished in groups of clusters of two where that measured faster than the
+ * reduction kernel (GROUPS_TIME_FACTOR): four slices, or eight over more than one wave; pairs the
+ * device places as it would the blocks (cluster_placement_ok) */
+plan plan_splitk_groups(const shim_sgemm_args *p)
+{
+    plan pl = plan_splitk(p);
+    if (pl.split_tiles == 0 || pl.dp_tiles != 0 || pl.splits > CLUSTER_MAX_SPLITS || !cluster_split_usable(pl.cfg))
+        return pl;
+    const int64_t slots = (int64_t)config(pl.cfg).blocks_per_sm * sm_count();
+    const int64_t waves = ceil_div((int64_t)pl.split_tiles * pl.splits, slots);
+    if (pl.splits != 4 && (pl.splits != 8 || waves < 2))
+        return pl;
+    plan groups = pl;
+    groups.cluster = 2;
+    return plan_usable(groups) && cluster_placement_ok(groups) ? groups : pl;
+}
+
 plan plan_tail(const shim_sgemm_args *p)
 {
     static thread_local shape_memo<plan> memo;
@@ -477,13 +502,14 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
          * cluster-finished split adds its slices in shared memory at the kernel's end */
         const double partial_bytes = 4.0 * c.bm * c.bn * (double)pl.split_tiles * pl.splits;
         reduce = REDUCE_LAUNCH_S + 2.0 * partial_bytes / DRAM_BYTES_PER_S;
-        if (pl.cluster)
+        if (pl.cluster == pl.splits)
             reduce -= CLUSTER_SAVED_S + partial_bytes / CLUSTER_SAVED_BYTES_PER_S;
     }
     const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
     const double ab_bytes = 4.0 * ((double)p->m * p->k + (double)p->k * p->n);
     const double memory = (c_bytes + ab_bytes) / DRAM_BYTES_PER_S;
-    return std::max(compute, memory) + reduce;
+    const double seconds = std::max(compute, memory) + reduce;
+    return pl.cluster > 0 && pl.cluster < pl.splits ? GROUPS_TIME_FACTOR * seconds : seconds;
 }
 
 } // namespace sgemm

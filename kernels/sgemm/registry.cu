@@ -60,6 +60,19 @@ cudaError_t splitk_cluster_launch(const shim_sgemm_args *p)
 {
     return launch_plan(p, plan_splitk_cluster(p));
 }
+int splitk_groups_accepts(const shim_sgemm_args *p)
+{
+    const plan pl = plan_splitk_groups(p);
+    return pl.cluster > 0 && pl.cluster < pl.splits;
+}
+cudaError_t splitk_groups_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_splitk_groups(p));
+}
+size_t splitk_groups_work(const shim_sgemm_args *p)
+{
+    return plan_work_bytes(plan_splitk_groups(p));
+}
 cudaError_t streamk_launch(const shim_sgemm_args *p)
 {
     return launch_plan(p, plan_streamk(p));
@@ -89,6 +102,7 @@ enum variant_index {
     V_WARPTILE_128x64,
     V_WARPTILE_128x64x16,
     V_SPLITK_CLUSTER,
+    V_SPLITK_GROUPS,
     V_PIPE_128x256_K8,
     V_PIPE_256x128_K8,
     V_PIPE_128x128,
@@ -158,6 +172,11 @@ const shim_sgemm_variant variants[] = {
      "pipelined tiles, K split over the blocks of a thread-block cluster, slices summed in order in the blocks' "
      "shared memory (compute capability 9.0; K long enough for two slices)",
      splitk_cluster_accepts, no_work, splitk_cluster_launch, SHIM_SGEMM_FP32},
+    {"splitk_groups",
+     "splitk's plan with its slices in pairs of a thread-block cluster: each pair's sum made in the blocks' "
+     "shared memory, the pairs' sums added in order by the last to arrive (compute capability 9.0; four "
+     "slices, or eight over several waves)",
+     splitk_groups_accepts, splitk_groups_work, splitk_groups_launch, SHIM_SGEMM_FP32},
     {"pipelined_128x256x8", "pipelined_128x256 with k tiles of 8: half the unrolled loop; planned with a K-contiguous A only, or none",
      accepts_any, no_work, pipelined_launch<TILE_128x256_K8>, SHIM_SGEMM_FP32},
     {"pipelined_256x128x8",
@@ -297,7 +316,7 @@ static int register_staged_where_faster(const shim_sgemm_args *p, int chosen, in
                        p->k >= LARGE_SIDE
                    ? V_WARPTILE
                    : chosen;
-    if (chosen == V_SPLITK || chosen == V_SPLITK_CLUSTER || chosen == V_STREAMK || (p->transb && config(cfg).bn >= 128) || (k16_operands(p, config(cfg)) & K16_A))
+    if (chosen == V_SPLITK || chosen == V_SPLITK_CLUSTER || chosen == V_SPLITK_GROUPS || chosen == V_STREAMK || (p->transb && config(cfg).bn >= 128) || (k16_operands(p, config(cfg)) & K16_A))
         return chosen;
     const int64_t tiles = (int64_t)((p->m + 127) / 128) * ((p->n + 127) / 128);
     const int64_t slots = 2 * (int64_t)sm_count();
@@ -361,6 +380,9 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
             best_cfg = sk.cfg;
         }
     }
+    /* the split finished in groups of clusters where that measured faster (plan_splitk_groups) */
+    if (best == V_SPLITK && plan_splitk_groups(p).cluster)
+        best = V_SPLITK_GROUPS;
     *seconds = best_cost;
     return register_staged_where_faster(p, best, best_cfg);
 }
@@ -452,8 +474,11 @@ extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 /* the pipelined plan variant i runs for p, for the variants that run one */
 static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl)
 {
-    if (i == V_SPLITK || i == V_SPLITK_TAIL || i == V_SPLITK_CLUSTER) {
-        *pl = i == V_SPLITK ? plan_splitk(p) : i == V_SPLITK_TAIL ? plan_tail(p) : plan_splitk_cluster(p);
+    if (i == V_SPLITK || i == V_SPLITK_TAIL || i == V_SPLITK_CLUSTER || i == V_SPLITK_GROUPS) {
+        *pl = i == V_SPLITK           ? plan_splitk(p)
+              : i == V_SPLITK_TAIL    ? plan_tail(p)
+              : i == V_SPLITK_CLUSTER ? plan_splitk_cluster(p)
+                                      : plan_splitk_groups(p);
         return true;
     }
     if (i == V_STREAMK) {
@@ -499,7 +524,7 @@ extern "C" int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm
     const shim_sgemm_variant *runs = v;
     if (v == &variants[V_TRANSPOSE_FIRST] && product)
         runs = transpose_first_inner(p, &copies, &q);
-    char how[96] = "";
+    char how[128] = "";
     plan pl;
     if (product && variant_plan((int)(runs - variants), &q, &pl)) {
         const tile_config &c = config(pl.cfg);
@@ -514,9 +539,16 @@ extern "C" int shim_sgemm_describe(const shim_sgemm_variant *v, const shim_sgemm
                      pl.sk_blocks, kc);
         else if (pl.split_tiles == 0)
             snprintf(how, sizeof how, " (%d tiles of %s%s)", pl.dp_tiles, c.name, kc);
-        else
+        else {
+            char cluster_note[48] = "";
+            if (pl.cluster == pl.splits)
+                snprintf(cluster_note, sizeof cluster_note, ", finished in clusters");
+            else if (pl.cluster)
+                snprintf(cluster_note, sizeof cluster_note, ", finished in %d groups of %d", pl.splits / pl.cluster,
+                         pl.cluster);
             snprintf(how, sizeof how, " (tiles of %s: %d whole, %d in %d K slices%s%s)", c.name, pl.dp_tiles,
-                     pl.split_tiles, pl.splits, pl.cluster ? ", finished in clusters" : "", kc);
+                     pl.split_tiles, pl.splits, cluster_note, kc);
+        }
     }
     if (runs == v)
         return snprintf(buf, len, "%s%s", v->name, how);

@@ -169,9 +169,11 @@ struct plan {
      * sk_blocks equal ranges, one a block, tiles shared by several blocks finished in the kernel by
      * the last to arrive; 0 for the other plans */
     int sk_blocks;
-    /* a pure split-K plan (dp_tiles 0) whose `splits` blocks of a tile form one thread-block cluster
-     * and add their slices in each other's shared memory (split_cluster.cu) instead of through the
-     * workspace and the reduction kernel: no workspace. 0 for the other plans */
+    /* A pure split-K plan (dp_tiles 0) finished in the kernel (split_cluster.cu): the `splits` blocks
+     * of a tile run in thread-block clusters of `cluster` blocks, which add their slices in each
+     * other's shared memory instead of through the workspace and the reduction kernel. cluster ==
+     * splits: one cluster a tile, no workspace; a divisor of splits below it (1: blocks alone): each
+     * cluster's sum goes to the workspace and the last to arrive adds them. 0 for the other plans */
     int cluster;
 };
 
@@ -185,6 +187,9 @@ plan plan_splitk(const shim_sgemm_args *p);
  * CLUSTER_MAX_SPLITS slices, configurations built for it, a device that runs clusters); plan_splitk's
  * plan where there is none */
 plan plan_splitk_cluster(const shim_sgemm_args *p);
+/* plan_splitk's plan finished in groups of clusters of two (plan.cluster 2) where that measured
+ * faster than the reduction kernel, else plan_splitk's plan */
+plan plan_splitk_groups(const shim_sgemm_args *p);
 /* the cheapest plan that runs whole waves data-parallel and splits the tiles of the last,
  * partial wave */
 plan plan_tail(const shim_sgemm_args *p);
@@ -208,6 +213,9 @@ bool fp32_direct_plan(const shim_sgemm_args *p, plan *pl);
 bool fp32_variant_plan(const shim_sgemm_variant *v, const shim_sgemm_args *p, plan *pl);
 /* a stream-K plan's launch (streamk.cu): the arrival counters zeroed, then its kernel */
 cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl);
+/* counters[0, n) zeroed on p's stream by a kernel that the next launch, a programmatic dependent,
+ * waits for (after transpose_first's copy where p->dependent: streamk.cu) */
+cudaError_t launch_zero_counters(const shim_sgemm_args *p, int *counters, int n);
 /* the most blocks a cluster-finished split plan may give a tile (the portable cluster size) */
 constexpr int CLUSTER_MAX_SPLITS = 8;
 /* configuration cfg is built with the cluster-finished split kernel, and the current device runs
@@ -221,6 +229,9 @@ int cluster_split_max_active(int cfg, int splits);
 void assume_cluster_capacity(int cfg, int splits, int clusters);
 /* a cluster-finished split plan's launch (split_cluster.cu) */
 cudaError_t launch_split_cluster(const shim_sgemm_args *p, const plan &pl);
+/* the workspace a split plan finished in groups of clusters (cluster < splits) takes for the groups'
+ * sums and the arrival counters (split_cluster.cu) */
+size_t split_groups_bytes(const plan &pl);
 /* the reduction pass of a split plan, launched as a dependent of the main kernel where the device
  * allows it; ws is the 16-byte aligned workspace */
 cudaError_t launch_split_reduce(const shim_sgemm_args *p, const plan &pl, const float *ws);

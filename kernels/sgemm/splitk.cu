@@ -102,7 +102,9 @@ size_t plan_work_bytes(const plan &pl)
     if (pl.sk_blocks > 0) /* two partial tiles a block, then a counter a tile */
         return 2 * (size_t)pl.sk_blocks * (size_t)c.bm * (size_t)c.bn * sizeof(float) +
                (size_t)pl.tiles_m * (size_t)pl.tiles_n * sizeof(int) + 16;
-    if (pl.split_tiles == 0 || pl.cluster) /* a cluster-finished split keeps its partials in shared memory */
+    if (pl.cluster) /* one cluster a tile keeps its partials in shared memory; groups write their sums */
+        return pl.cluster < pl.splits ? split_groups_bytes(pl) + 16 : 0;
+    if (pl.split_tiles == 0)
         return 0;
     return (size_t)pl.split_tiles * (size_t)pl.splits * (size_t)c.bm * (size_t)c.bn * sizeof(float) + 16;
 }

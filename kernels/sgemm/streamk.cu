@@ -169,6 +169,16 @@ constexpr auto launchers = launchers_of<sk_entry>();
 
 } // namespace
 
+cudaError_t launch_zero_counters(const shim_sgemm_args *p, int *counters, int n)
+{
+    const dim3 grid((unsigned)std::min(ZERO_MAX_BLOCKS, (n + ZERO_THREADS - 1) / ZERO_THREADS));
+    if (p->dependent) /* after transpose_first's copy */
+        return launch_dependent(zero_counters, grid, dim3(ZERO_THREADS), 0, p->stream, counters, n, 1);
+    SHIM_KERNEL_READY(zero_counters);
+    zero_counters<<<grid, ZERO_THREADS, 0, p->stream>>>(counters, n, 0);
+    return cudaGetLastError();
+}
+
 cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl)
 {
     if (pl.cfg < 0 || pl.cfg >= TILE_CONFIGS || pl.sk_blocks < 1 || !config(pl.cfg).streamk)
@@ -183,16 +193,7 @@ cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl)
     /* the arrival counters, after the two partial tiles of each block */
     const size_t parts = 2 * (size_t)pl.sk_blocks * (size_t)c.bm * (size_t)c.bn;
     int *const counters = reinterpret_cast<int *>(ws + parts);
-    const int ncounters = pl.tiles_m * pl.tiles_n;
-    const dim3 zero_grid((unsigned)std::min(ZERO_MAX_BLOCKS, (ncounters + ZERO_THREADS - 1) / ZERO_THREADS));
-    cudaError_t err;
-    if (p->dependent) { /* after transpose_first's copy */
-        err = launch_dependent(zero_counters, zero_grid, dim3(ZERO_THREADS), 0, p->stream, counters, ncounters, 1);
-    } else {
-        SHIM_KERNEL_READY(zero_counters);
-        zero_counters<<<zero_grid, ZERO_THREADS, 0, p->stream>>>(counters, ncounters, 0);
-        err = cudaGetLastError();
-    }
+    const cudaError_t err = launch_zero_counters(p, counters, pl.tiles_m * pl.tiles_n);
     if (err != cudaSuccess)
         return err;
     int ma, mb;

@@ -414,17 +414,47 @@ int main(void)
         run_case(&t, tally, nvar + 1, &rng);
     }
 
-    /* a variant that runs on this GPU (it takes an aligned 64 x 64 x 64 problem) must have run */
-    shim_sgemm_args probe;
-    memset(&probe, 0, sizeof probe);
-    probe.m = probe.n = probe.k = 64;
-    probe.alpha = 1.0f;
-    probe.a = probe.b = (const float *)(uintptr_t)4096;
-    probe.c = (float *)(uintptr_t)4096;
-    probe.lda = probe.ldb = probe.ldc = 64;
+    /* shapes whose split the selector finishes in pairs of thread-block clusters (splitk_groups: four
+     * K slices in one wave, compute capability 9.0): tiles with and without edges, misaligned and
+     * padded operands, beta 0 over a poisoned C and alpha 0 among them */
+    static const int paired[][4] = {{896, 896, 896, 0}, {693, 1048, 700, 2}, {656, 1130, 896, 3},
+                                    {896, 896, 896, 3}, {896, 896, 896, 1}, {693, 1048, 700, 1}};
+    const int npaired = quick ? 1 : (int)(sizeof paired / sizeof *paired);
+    for (int s = 0; s < npaired; s++, c++) {
+        gemm_case t;
+        memset(&t, 0, sizeof t);
+        t.transa = paired[s][3] & 1;
+        t.transb = paired[s][3] >> 1;
+        t.m = paired[s][0];
+        t.n = paired[s][1];
+        t.k = paired[s][2];
+        t.alpha = s == 2 ? 0.0f : -0.7f;
+        t.beta = betas[s % 3];
+        t.lda = pad_ld(t.transa ? t.k : t.m, s);
+        t.ldb = pad_ld(t.transb ? t.n : t.k, s + 1);
+        t.ldc = pad_ld(t.m, s + 2);
+        t.off_a = offsets[s % 7];
+        t.off_c = s ? offsets[(s + 3) % 7] : 0; /* the first as the selector plans it aligned */
+        t.off_work = 4 * (s % 4);
+        run_case(&t, tally, nvar + 1, &rng);
+    }
+
+    /* a variant that runs on this GPU (it takes an aligned 64 x 64 x 64 problem, or an aligned 896^3,
+     * which the paired finish takes) must have run */
     for (int i = 0; i < nvar; i++) {
-        probe.math = all[i].math;
-        if (tally[i].runs == 0 && all[i].accepts(&probe)) {
+        int accepted = 0;
+        for (int size = 64; size <= 896; size += 832) {
+            shim_sgemm_args probe;
+            memset(&probe, 0, sizeof probe);
+            probe.m = probe.n = probe.k = size;
+            probe.alpha = 1.0f;
+            probe.a = probe.b = (const float *)(uintptr_t)4096;
+            probe.c = (float *)(uintptr_t)4096;
+            probe.lda = probe.ldb = probe.ldc = size;
+            probe.math = all[i].math;
+            accepted |= all[i].accepts(&probe) != 0;
+        }
+        if (tally[i].runs == 0 && accepted) {
             printf("FAIL %s declined every case (%ld)\n", all[i].name, tally[i].declined);
             total_failures++;
         }
