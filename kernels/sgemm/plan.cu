@@ -217,8 +217,6 @@ bool cluster_placement_ok(const plan &pl)
     const tile_config &c = config(pl.cfg);
     const int sms = sm_count();
     const int64_t slots = (int64_t)c.blocks_per_sm * sms, blocks = (int64_t)pl.split_tiles * pl.splits;
-    if (pl.cluster == 1) /* blocks alone: placed as the blocks of a split are */
-        return true;
     const int64_t cap = (int64_t)cluster_split_max_active(pl.cfg, pl.cluster) * pl.cluster;
     if (cap < 1 || blocks < 1)
         return false;

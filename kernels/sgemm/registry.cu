@@ -316,7 +316,8 @@ static int register_staged_where_faster(const shim_sgemm_args *p, int chosen, in
                        p->k >= LARGE_SIDE
                    ? V_WARPTILE
                    : chosen;
-    if (chosen == V_SPLITK || chosen == V_SPLITK_CLUSTER || chosen == V_SPLITK_GROUPS || chosen == V_STREAMK || (p->transb && config(cfg).bn >= 128) || (k16_operands(p, config(cfg)) & K16_A))
+    if (chosen == V_SPLITK || chosen == V_SPLITK_CLUSTER || chosen == V_SPLITK_GROUPS || chosen == V_STREAMK ||
+        (p->transb && config(cfg).bn >= 128) || (k16_operands(p, config(cfg)) & K16_A))
         return chosen;
     const int64_t tiles = (int64_t)((p->m + 127) / 128) * ((p->n + 127) / 128);
     const int64_t slots = 2 * (int64_t)sm_count();
