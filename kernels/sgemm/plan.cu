@@ -28,12 +28,6 @@ constexpr double REDUCE_LAUNCH_S = 5.0e-6;
  * reduction's price less that */
 constexpr double CLUSTER_SAVED_S = 0.3e-6;
 constexpr double CLUSTER_SAVED_BYTES_PER_S = 2.83e12;
-/* A split finished in groups of clusters of two (plan.cluster < splits, plan_splitk_groups) against
- * the same split finished by the reduction kernel, where cluster_placement_ok admits the pairs:
- * measured (H200, 2026-11-28, bench/sgemm_plan_space, 132 shapes, docs/notes/sgemm.md) 0.98-0.99 of
- * the time with four slices in one wave, 0.96-0.98 in two, 0.95 over more; six slices 1.02-1.03 in
- * one wave; eight 0.99-1.00 in one wave, 0.94-0.96 in two, 0.89-0.91 over more */
-constexpr double GROUPS_TIME_FACTOR = 0.97;
 constexpr size_t MAX_WORK_BYTES = (size_t)64 << 20;
 /* Stream-K (plan.sk_blocks). Measured (bench/sgemm_plans, H100, 2026-11-25, docs/notes/sgemm.md):
  * the blocks an SM holds run at different rates for the whole launch (docs/notes/sgemm.md, "a
@@ -436,8 +430,12 @@ plan plan_splitk_cluster(const shim_sgemm_args *p)
 }
 
 /* plan_splitk's plan finished in groups of clusters of two where that measured faster than the
- * reduction kernel (GROUPS_TIME_FACTOR): four slices, or eight over more than one wave; pairs the
- * device places as it would the blocks (cluster_placement_ok) */
+ * reduction kernel: four slices, or eight over more than one wave; pairs the device places as it
+ * would the blocks (cluster_placement_ok). Against the reduction, where the pairs are admitted
+ * (H200, 2026-11-28, bench/sgemm_plan_space, 132 shapes, docs/notes/sgemm.md): 0.98-0.99 of the time
+ * with four slices in one wave, 0.96-0.98 in two, 0.95 over more; six slices 1.02-1.03 in one wave;
+ * eight 0.99-1.00 in one wave, 0.94-0.96 in two, 0.89-0.91 over more. A rule on the split the model
+ * chose rather than a price of its own: the model prices the pairs as the split they finish */
 plan plan_splitk_groups(const shim_sgemm_args *p)
 {
     plan pl = plan_splitk(p);
@@ -506,8 +504,7 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
     const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
     const double ab_bytes = 4.0 * ((double)p->m * p->k + (double)p->k * p->n);
     const double memory = (c_bytes + ab_bytes) / DRAM_BYTES_PER_S;
-    const double seconds = std::max(compute, memory) + reduce;
-    return pl.cluster > 0 && pl.cluster < pl.splits ? GROUPS_TIME_FACTOR * seconds : seconds;
+    return std::max(compute, memory) + reduce;
 }
 
 } // namespace sgemm
