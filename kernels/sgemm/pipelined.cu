@@ -85,6 +85,7 @@ const tile_config configs[] = {
     describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.75, 256),
     describe<cfg_256x128_k8>("256x128x8", 1, 0.75, 256), describe<cfg_64x128>("64x128", 3, 0.71),
     describe<cfg_128x64_kg2>("128x64kg2", 2, 0.62),  describe<cfg_128x128_w4>("128x128w4", 2, 0.66, 0, 2.5, true),
+    describe<cfg_64x64_w4>("64x64w4", 4, 0.0),
 };
 
 constexpr auto launchers = launchers_of<dp_entry>();

@@ -640,6 +640,9 @@ using cfg_128x64_kg2 = pipe_config<128, 64, 16, 64, 32, 8, 8, 4, 2, false, 2>; /
 /* four warps of 64x64, 8x16 a thread, two blocks an SM: the block cuBLAS runs for TN and TT at the
  * squares 1152-1664 (Nsight Compute, H200, 2026-11-26: its 128x128x8 "warpsize2x2x1" kernel) */
 using cfg_128x128_w4 = pipe_config<128, 128, 8, 64, 64, 8, 16, 4, 2>;
+/* four warps of 64x16, 8x4 a thread, four blocks an SM: the block cuBLAS runs at 896^3 in every case,
+ * 196 tiles in two K slices (Nsight Compute, H200, 2026-11-28: its 64x64x8 "warpsize1x4x1" kernel) */
+using cfg_64x64_w4 = pipe_config<64, 64, 16, 64, 16, 8, 4, 4, 4>;
 
 /* The K16 path takes more shared memory than K4 (the two transposed tiles beside the stages) and a
  * few registers: where that would cost the configuration a block per SM (64x64), or spills (128x128
@@ -657,7 +660,8 @@ constexpr int without_k16(int mode)
 
 /* the configurations in tile_config_id order */
 using configs_in_order = std::tuple<cfg_128x128, cfg_128x256, cfg_128x64, cfg_64x64, cfg_128x128_k8, cfg_128x256_k8,
-                                    cfg_256x128_k8, cfg_64x128, cfg_128x64_kg2, cfg_128x128_w4>;
+                                    cfg_256x128_k8, cfg_64x128, cfg_128x64_kg2, cfg_128x128_w4,
+                                    cfg_64x64_w4>;
 static_assert(std::tuple_size<configs_in_order>::value == TILE_CONFIGS, "one configuration per tile_config_id");
 
 /* the configurations built with a stream-K kernel beside the data-parallel one: one k group, k

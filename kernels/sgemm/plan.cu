@@ -450,6 +450,41 @@ plan plan_splitk_groups(const shim_sgemm_args *p)
     return plan_usable(groups) && cluster_placement_ok(groups) ? groups : pl;
 }
 
+/* cuBLAS's plan at 896^3 (one kernel of 64x64 tiles of four warps in two K slices, finished inside
+ * it): our 64x64w4 tiles in two slices, a tile's two blocks a cluster (the one-cluster-a-tile
+ * finish: the slices added in distributed shared memory, no workspace, no second launch). Against
+ * the selector's plans (H200, 2026-11-28, bench/sgemm_plan_space; docs/notes/sgemm.md, "64x64 tiles of
+ * four warps"): on the squares (bench/shapes/tiles_64x64w4.txt) 512^3 0.75-0.80 of the time, 640^3
+ * 0.89, 896^3 0.89-0.92, every case, where its blocks are at most three an SM and K at most 896;
+ * 1000^3 TN and TT (512 blocks, four an SM) 1.03-1.06, K of 4096 1.00-1.06. On 63 shapes of that
+ * domain drawn at random (bench/shapes/halves_random.txt) 0.80-1.87: it loses where the model's
+ * split has more slices (its blocks then fewer, each a longer k loop: 1.1-1.9 with 8-26 slices)
+ * and where an operand goes by 4-byte copies (1.05-1.10 at four slices), and wins 0.80-0.92 where
+ * both operands go by 16-byte copies and the model's split is four slices finished by the
+ * reduction kernel or in pairs (the selector checks that part). A rule rather than a price: the model, whatever efficiency
+ * it is given, prices this finish as it prices the others and picks whole tiles or the reduction */
+constexpr int HALVES_MIN_K = 512, HALVES_MAX_K = 1024, HALVES_BLOCKS_PER_SM = 3;
+plan plan_split_halves(const shim_sgemm_args *p)
+{
+    plan pl = plan_dp(p, TILE_64x64_W4);
+    pl.cluster = 0;
+    if (p->k < HALVES_MIN_K || p->k > HALVES_MAX_K || !operand_vec(p->a, p->lda) || !operand_vec(p->b, p->ldb) ||
+        !cluster_split_usable(TILE_64x64_W4))
+        return pl;
+    const int bk = config(TILE_64x64_W4).bk;
+    const int64_t tiles = pl.dp_tiles;
+    if (tiles < 1 || 2 * tiles > (int64_t)HALVES_BLOCKS_PER_SM * sm_count() ||
+        cluster_split_max_active(TILE_64x64_W4, 2) < tiles)
+        return pl;
+    plan halves = pl;
+    halves.kslice = (int)(ceil_div(ceil_div(p->k, 2), bk) * bk);
+    halves.splits = (int)ceil_div(p->k, halves.kslice);
+    halves.split_tiles = pl.dp_tiles;
+    halves.dp_tiles = 0;
+    halves.cluster = halves.splits;
+    return halves.splits == 2 && plan_usable(halves) ? halves : pl;
+}
+
 plan plan_tail(const shim_sgemm_args *p)
 {
     static thread_local shape_memo<plan> memo;

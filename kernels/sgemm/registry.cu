@@ -73,6 +73,14 @@ size_t splitk_groups_work(const shim_sgemm_args *p)
 {
     return plan_work_bytes(plan_splitk_groups(p));
 }
+int splitk_halves_accepts(const shim_sgemm_args *p)
+{
+    return plan_split_halves(p).cluster;
+}
+cudaError_t splitk_halves_launch(const shim_sgemm_args *p)
+{
+    return launch_plan(p, plan_split_halves(p));
+}
 cudaError_t streamk_launch(const shim_sgemm_args *p)
 {
     return launch_plan(p, plan_streamk(p));
@@ -103,6 +111,7 @@ enum variant_index {
     V_WARPTILE_128x64x16,
     V_SPLITK_CLUSTER,
     V_SPLITK_GROUPS,
+    V_SPLITK_HALVES,
     V_PIPE_128x256_K8,
     V_PIPE_256x128_K8,
     V_PIPE_128x128,
@@ -110,6 +119,7 @@ enum variant_index {
     V_PIPE_128x128_K8,
     V_PIPE_128x256,
     V_PIPE_64x64,
+    V_PIPE_64x64_W4,
     V_PIPE_64x128,
     V_PIPE_128x64,
     V_PIPE_128x64_KG2,
@@ -177,6 +187,10 @@ const shim_sgemm_variant variants[] = {
      "shared memory, the pairs' sums added in order by the last to arrive (compute capability 9.0; four "
      "slices, or eight over several waves)",
      splitk_groups_accepts, splitk_groups_work, splitk_groups_launch, SHIM_SGEMM_FP32},
+    {"splitk_halves",
+     "64x64 tiles of four warps in two K slices, each tile's two blocks a thread-block cluster adding them in "
+     "shared memory (compute capability 9.0; K 512-1024, at most three blocks an SM)",
+     splitk_halves_accepts, no_work, splitk_halves_launch, SHIM_SGEMM_FP32},
     {"pipelined_128x256x8", "pipelined_128x256 with k tiles of 8: half the unrolled loop; planned with a K-contiguous A only, or none",
      accepts_any, no_work, pipelined_launch<TILE_128x256_K8>, SHIM_SGEMM_FP32},
     {"pipelined_256x128x8",
@@ -192,6 +206,8 @@ const shim_sgemm_variant variants[] = {
      accepts_any, no_work, pipelined_launch<TILE_128x256>, SHIM_SGEMM_FP32},
     {"pipelined_64x64", "64x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread", accepts_any,
      no_work, pipelined_launch<TILE_64x64>, SHIM_SGEMM_FP32},
+    {"pipelined_64x64w4", "64x64x16, 4-stage cp.async pipeline, 1x4 warps of 64x16, 8x4 per thread, 4 blocks per SM",
+     accepts_any, no_work, pipelined_launch<TILE_64x64_W4>, SHIM_SGEMM_FP32},
     {"pipelined_64x128", "64x128x16, 4-stage cp.async pipeline, 32x64 warp tiles, 8x8 per thread", accepts_any,
      no_work, pipelined_launch<TILE_64x128>, SHIM_SGEMM_FP32},
     {"pipelined_128x64", "128x64x16, 4-stage cp.async pipeline, 64x32 warp tiles, 8x8 per thread",
@@ -222,6 +238,7 @@ int variant_for_config(int cfg)
     case TILE_128x64: return V_PIPE_128x64;
     case TILE_128x64_KG2: return V_PIPE_128x64_KG2;
     case TILE_64x64: return V_PIPE_64x64;
+    case TILE_64x64_W4: return V_PIPE_64x64_W4;
     case TILE_64x128: return V_PIPE_64x128;
     case TILE_128x128_K8: return V_PIPE_128x128_K8;
     case TILE_128x128_W4: return V_PIPE_128x128_W4;
@@ -316,7 +333,8 @@ static int register_staged_where_faster(const shim_sgemm_args *p, int chosen, in
                        p->k >= LARGE_SIDE
                    ? V_WARPTILE
                    : chosen;
-    if (chosen == V_SPLITK || chosen == V_SPLITK_CLUSTER || chosen == V_SPLITK_GROUPS || chosen == V_STREAMK ||
+    if (chosen == V_SPLITK || chosen == V_SPLITK_CLUSTER || chosen == V_SPLITK_GROUPS || chosen == V_SPLITK_HALVES ||
+        chosen == V_STREAMK ||
         (p->transb && config(cfg).bn >= 128) || (k16_operands(p, config(cfg)) & K16_A))
         return chosen;
     const int64_t tiles = (int64_t)((p->m + 127) / 128) * ((p->n + 127) / 128);
@@ -344,6 +362,8 @@ static bool naive_is_fastest(const shim_sgemm_args *p)
         return mnk <= ((int64_t)1 << 24);
     return p->k <= 256 && (mnk < tiny || (p->m <= 16 && mnk <= ((int64_t)1 << 21)));
 }
+
+static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl);
 
 /* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
  * is all there is) */
@@ -384,6 +404,23 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
     /* the split finished in groups of clusters where that measured faster (plan_splitk_groups) */
     if (best == V_SPLITK && plan_splitk_groups(p).cluster)
         best = V_SPLITK_GROUPS;
+    /* in place of a split of every tile in four slices finished by the reduction kernel or in pairs,
+     * two slices of 64x64 tiles finished in clusters where they may run (plan_split_halves): as many
+     * blocks (twice as many for 128x128 tiles), the same work a block, a quarter of the partial sums,
+     * no reduction after. Measured against those plans (H200, 2026-11-28, bench/shapes/
+     * halves_aligned.txt, 69 random shapes, K 512-1024): 0.75-0.93 of the time, all 22; against
+     * splits of three slices 1.00-1.09 and against four finished in one cluster a tile 0.94-1.05,
+     * which it does not replace. The model's estimate kept, an upper bound here */
+    if (best == V_SPLITK || best == V_SPLITK_GROUPS) {
+        const plan halves = plan_split_halves(p);
+        plan split;
+        variant_plan(best, p, &split);
+        if (halves.cluster && split.dp_tiles == 0 && split.splits == 4 &&
+            (int64_t)halves.split_tiles * halves.splits >= (int64_t)split.split_tiles * split.splits * 9 / 10) {
+            best = V_SPLITK_HALVES;
+            best_cfg = TILE_64x64_W4;
+        }
+    }
     *seconds = best_cost;
     return register_staged_where_faster(p, best, best_cfg);
 }
@@ -475,11 +512,12 @@ extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)
 /* the pipelined plan variant i runs for p, for the variants that run one */
 static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl)
 {
-    if (i == V_SPLITK || i == V_SPLITK_TAIL || i == V_SPLITK_CLUSTER || i == V_SPLITK_GROUPS) {
+    if (i == V_SPLITK || i == V_SPLITK_TAIL || i == V_SPLITK_CLUSTER || i == V_SPLITK_GROUPS || i == V_SPLITK_HALVES) {
         *pl = i == V_SPLITK           ? plan_splitk(p)
               : i == V_SPLITK_TAIL    ? plan_tail(p)
               : i == V_SPLITK_CLUSTER ? plan_splitk_cluster(p)
-                                      : plan_splitk_groups(p);
+              : i == V_SPLITK_GROUPS  ? plan_splitk_groups(p)
+                                      : plan_split_halves(p);
         return true;
     }
     if (i == V_STREAMK) {

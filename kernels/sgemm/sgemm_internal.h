@@ -98,7 +98,8 @@ enum tile_config_id {
     TILE_64x128 = 7,
     TILE_128x64_KG2 = 8,
     TILE_128x128_W4 = 9,
-    TILE_CONFIGS = 10
+    TILE_64x64_W4 = 10,
+    TILE_CONFIGS = 11
 };
 
 struct tile_config {
@@ -190,6 +191,11 @@ plan plan_splitk_cluster(const shim_sgemm_args *p);
 /* plan_splitk's plan finished in groups of clusters of two (plan.cluster 2) where that measured
  * faster than the reduction kernel, else plan_splitk's plan */
 plan plan_splitk_groups(const shim_sgemm_args *p);
+/* 64x64 tiles of four warps in two K slices, each tile's two blocks one cluster that adds them in
+ * shared memory (plan.cluster 2), where that may run (K 512-1024, both operands by 16-byte copies,
+ * at most three blocks an SM); plan.cluster 0 elsewhere. The selector takes it only in place of a
+ * split in four slices finished by the reduction kernel or in pairs */
+plan plan_split_halves(const shim_sgemm_args *p);
 /* the cheapest plan that runs whole waves data-parallel and splits the tiles of the last,
  * partial wave */
 plan plan_tail(const shim_sgemm_args *p);

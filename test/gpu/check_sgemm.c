@@ -61,6 +61,19 @@ static int64_t pad_ld(int64_t min_ld, int choice)
     }
 }
 
+/* a case of a listed shape: {m, n, k, transa + 2 transb}, the rest zero */
+static gemm_case listed_case(const int shape[4])
+{
+    gemm_case t;
+    memset(&t, 0, sizeof t);
+    t.transa = shape[3] & 1;
+    t.transb = shape[3] >> 1;
+    t.m = shape[0];
+    t.n = shape[1];
+    t.k = shape[2];
+    return t;
+}
+
 static void describe(const gemm_case *t, char *out, size_t len)
 {
     snprintf(out, len, "%c%c m=%d n=%d k=%d alpha=%g beta=%g lda=%lld ldb=%lld ldc=%lld off=%d/%d/%d",
@@ -414,20 +427,15 @@ int main(void)
         run_case(&t, tally, nvar + 1, &rng);
     }
 
-    /* shapes whose split the selector finishes in pairs of thread-block clusters (splitk_groups: four
-     * K slices in one wave, compute capability 9.0): tiles with and without edges, misaligned and
-     * padded operands, beta 0 over a poisoned C and alpha 0 among them */
+    /* shapes whose split is finished in pairs of thread-block clusters (splitk_groups: four K slices
+     * in one wave, compute capability 9.0; the selector's choice for the misaligned ones, the aligned
+     * 896^3 going to splitk_halves): tiles with and without edges, misaligned and padded operands,
+     * beta 0 over a poisoned C and alpha 0 among them */
     static const int paired[][4] = {{896, 896, 896, 0}, {693, 1048, 700, 2}, {656, 1130, 896, 3},
                                     {896, 896, 896, 3}, {896, 896, 896, 1}, {693, 1048, 700, 1}};
     const int npaired = quick ? 1 : (int)(sizeof paired / sizeof *paired);
     for (int s = 0; s < npaired; s++, c++) {
-        gemm_case t;
-        memset(&t, 0, sizeof t);
-        t.transa = paired[s][3] & 1;
-        t.transb = paired[s][3] >> 1;
-        t.m = paired[s][0];
-        t.n = paired[s][1];
-        t.k = paired[s][2];
+        gemm_case t = listed_case(paired[s]);
         t.alpha = s == 2 ? 0.0f : -0.7f;
         t.beta = betas[s % 3];
         t.lda = pad_ld(t.transa ? t.k : t.m, s);
@@ -435,6 +443,25 @@ int main(void)
         t.ldc = pad_ld(t.m, s + 2);
         t.off_a = offsets[s % 7];
         t.off_c = s ? offsets[(s + 3) % 7] : 0; /* the first as the selector plans it aligned */
+        t.off_work = 4 * (s % 4);
+        run_case(&t, tally, nvar + 1, &rng);
+    }
+
+    /* shapes the selector runs as two K slices of 64x64 four-warp tiles finished in clusters
+     * (splitk_halves: K 512-1024, at most three blocks an SM, A and B by 16-byte copies; compute
+     * capability 9.0): a single row and a single column, K at both ends of the range and odd, edges
+     * in m and n, padded operands, a misaligned C, alpha 0, beta 0 over a poisoned C */
+    static const int halves[][4] = {{1, 900, 600, 1}, {520, 1, 1024, 2}, {777, 555, 513, 3},
+                                    {512, 512, 512, 0}, {130, 1300, 1000, 1}, {640, 70, 767, 2}};
+    const int nhalves = quick ? 1 : (int)(sizeof halves / sizeof *halves);
+    for (int s = 0; s < nhalves; s++, c++) {
+        gemm_case t = listed_case(halves[s]);
+        t.alpha = s == 4 ? 0.0f : 1.3f;
+        t.beta = betas[(s + 1) % 3];
+        t.lda = pad_ld(t.transa ? t.k : t.m, 3 + s % 2);
+        t.ldb = pad_ld(t.transb ? t.n : t.k, 3 + (s + 1) % 2);
+        t.ldc = pad_ld(t.m, s + 1);
+        t.off_c = offsets[(s + 2) % 7];
         t.off_work = 4 * (s % 4);
         run_case(&t, tally, nvar + 1, &rng);
     }
