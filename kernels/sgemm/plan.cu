@@ -466,23 +466,15 @@ plan plan_splitk_groups(const shim_sgemm_args *p)
 constexpr int HALVES_MIN_K = 512, HALVES_MAX_K = 1024, HALVES_BLOCKS_PER_SM = 3;
 plan plan_split_halves(const shim_sgemm_args *p)
 {
-    plan pl = plan_dp(p, TILE_64x64_W4);
-    pl.cluster = 0;
     if (p->k < HALVES_MIN_K || p->k > HALVES_MAX_K || !operand_vec(p->a, p->lda) || !operand_vec(p->b, p->ldb) ||
         !cluster_split_usable(TILE_64x64_W4))
-        return pl;
-    const int bk = config(TILE_64x64_W4).bk;
-    const int64_t tiles = pl.dp_tiles;
-    if (tiles < 1 || 2 * tiles > (int64_t)HALVES_BLOCKS_PER_SM * sm_count() ||
-        cluster_split_max_active(TILE_64x64_W4, 2) < tiles)
-        return pl;
-    plan halves = pl;
-    halves.kslice = (int)(ceil_div(ceil_div(p->k, 2), bk) * bk);
-    halves.splits = (int)ceil_div(p->k, halves.kslice);
-    halves.split_tiles = pl.dp_tiles;
-    halves.dp_tiles = 0;
-    halves.cluster = halves.splits;
-    return halves.splits == 2 && plan_usable(halves) ? halves : pl;
+        return plan_dp(p, TILE_64x64_W4);
+    plan halves = split_plan(p, TILE_64x64_W4, 0, 2);
+    halves.cluster = 2;
+    const int64_t tiles = halves.split_tiles;
+    const bool fits = halves.splits == 2 && tiles >= 1 && 2 * tiles <= (int64_t)HALVES_BLOCKS_PER_SM * sm_count() &&
+                      cluster_split_max_active(TILE_64x64_W4, 2) >= tiles && plan_usable(halves);
+    return fits ? halves : plan_dp(p, TILE_64x64_W4);
 }
 
 plan plan_tail(const shim_sgemm_args *p)

@@ -363,8 +363,6 @@ static bool naive_is_fastest(const shim_sgemm_args *p)
     return p->k <= 256 && (mnk < tiny || (p->m <= 16 && mnk <= ((int64_t)1 << 21)));
 }
 
-static bool variant_plan(int i, const shim_sgemm_args *p, plan *pl);
-
 /* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
  * is all there is) */
 static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
@@ -411,11 +409,9 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
      * halves_aligned.txt, 69 random shapes, K 512-1024): 0.75-0.93 of the time, all 22; against
      * splits of three slices 1.00-1.09 and against four finished in one cluster a tile 0.94-1.05,
      * which it does not replace. The model's estimate kept, an upper bound here */
-    if (best == V_SPLITK || best == V_SPLITK_GROUPS) {
-        const plan halves = plan_split_halves(p);
-        plan split;
-        variant_plan(best, p, &split);
-        if (halves.cluster && split.dp_tiles == 0 && split.splits == 4 &&
+    if (best == V_SPLITK || best == V_SPLITK_GROUPS) { /* both plan_splitk's tiles and slices */
+        const plan halves = plan_split_halves(p), split = plan_splitk(p);
+        if (halves.cluster && split.splits == 4 &&
             (int64_t)halves.split_tiles * halves.splits >= (int64_t)split.split_tiles * split.splits * 9 / 10) {
             best = V_SPLITK_HALVES;
             best_cfg = TILE_64x64_W4;
