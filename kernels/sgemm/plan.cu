@@ -131,13 +131,43 @@ constexpr double R4_COST = 0.04, R4_SIDE_POW_FULL = 2.0, R4_SIDE_POW_EXPOSED = 0
 
 constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, not below */
 
+/* The k-group tiles (one_wave: 128x64kg2) copy a K-contiguous operand by lanes along k (CFG::K4_LANES;
+ * both follow CFG::KG > 1), which costs A's copies (TT, facing 64) far less than K4_COST x (128 / 64)^2
+ * says, and more where A's rows lie a multiple of 128 bytes apart (lda % 32 == 0: a warp's 4-byte
+ * reads of 128 rows then start at the same offset of every line). Measured (H200, 2026-11-28, every
+ * plan of 1000x1000xK for K = 992-1024 by 4 in NN, TT and TN and of the TT squares 904-1016 by 8, two
+ * rounds; docs/notes/sgemm.md, "The k-group tiles' copies of A priced"), a k tile at one block an
+ * SM: NT 0.838 us, NN 0.822-0.835 at every ldb, TT 0.839-0.875 with lda % 32 != 0 and 0.895-0.922
+ * with lda % 32 == 0, TN (both) 0.913-1.022. So TT ran directly 3-5 % ahead of A's copy at every
+ * such lda but the multiples of 32, where the old price copied it (1000^3 TT 0.0560 ms copied,
+ * 0.0537 directly), and 1-4 % behind it at the multiples (1024^3 TT). LANES_A, LANES_A_PITCH128 and
+ * LANES_BOTH (the pair; K4_BOTH elsewhere) stand in for A's price and the pair's: values in the
+ * middle of the flat best region of bench/plan_regret over 720 measured shapes (the H200 plan spaces
+ * since the lanes; 1.0346 -> 1.0324 of the fastest plan in geometric mean, 36 picks changed, none
+ * slower): TT directly where lda % 32 != 0, A copied at the multiples and for TN. B's price (NN,
+ * K4_COST facing 128) and the misaligned rows' stay as fitted with the efficiency: NN runs as fast as
+ * NT on these tiles, but priced so, NN shapes left split plans finished in clusters for these tiles
+ * and ran slower (588x1092x528 NN 1.7 %; 864^3 NN would leave plan_split_halves), and without the
+ * misaligned price TT shapes with odd leading dimensions went direct and lost up to 7 %
+ * (746x1375x1085 TT). */
+constexpr double LANES_A = 0.035, LANES_A_PITCH128 = 0.09, LANES_BOTH = 0.04;
+
+bool rows_128_bytes_apart(int64_t ld)
+{
+    return ld % 32 == 0;
+}
+
 double layout_factor(const shim_sgemm_args *p, const tile_config &c, int resident_warps)
 {
     const int k16 = k16_operands(p, c);
     const double k4 = K4_COST * c.k4_scale;
-    const double a = p->transa ? ((k16 & K16_A) ? K16_COST : k4) * (128.0 / c.bn) * (128.0 / c.bn) : 0.0;
+    const double a = !p->transa  ? 0.0
+                     : c.one_wave ? (rows_128_bytes_apart(p->lda) ? LANES_A_PITCH128 : LANES_A)
+                                  : ((k16 & K16_A) ? K16_COST : k4) * (128.0 / c.bn) * (128.0 / c.bn);
     const double b = p->transb ? 0.0 : ((k16 & K16_B) ? K16_COST : k4) * (128.0 / c.bm) * (128.0 / c.bm);
-    const double pair = p->transa && !p->transb ? (k16 == (K16_A | K16_B) ? K16_BOTH : K4_BOTH) : 0.0;
+    const double pair = !p->transa || p->transb ? 0.0
+                        : c.one_wave            ? LANES_BOTH
+                                                : (k16 == (K16_A | K16_B) ? K16_BOTH : K4_BOTH);
     const int full = c.blocks_per_sm * c.threads / 32;
     const double exposed = c.threads < 128 ? 1.0
                                            : std::min(MAX_EXPOSED, (double)full / std::max(1, std::min(resident_warps, full)));

@@ -192,8 +192,15 @@ int main(void)
     /* both K-contiguous, and the copied forms one wave of blocks with at most a tile's work each: A
      * alone copied, B by 4-byte copies (H200, 2026-11-26: 1280^3 TN, stream-K 200 tiles over 264
      * blocks, 0.1135 ms against 0.1174 with both copied; 1000^3 TN 0.0568 against 0.0576); at K = 128
-     * no copy (0.0149 ms against 0.0152 with A copied) */
-    sgemm_tile_choice(1000, 1000, 128, 1, 0, "pipelined_128x64 (128 tiles of 128x64; A K16 B K16)");
+     * no copy, the k groups by lanes (H200, 2026-11-28: 0.0137 ms against 0.0148 on 128x64 tiles) */
+    sgemm_tile_choice(1000, 1000, 128, 1, 0, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; A K4 B K4)");
+    /* TT on the k groups, A by lanes: directly where A's rows do not lie a multiple of 128 bytes
+     * apart, after A's copy where they do (H200, 2026-11-28: 1000^3 TT 0.0535 ms against 0.0560
+     * copied, 1016^3 0.0536 against 0.0569; 1024^3 0.0566 copied, 0.0590 directly) */
+    sgemm_tile_choice(1000, 1000, 1000, 1, 1, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; A K4)");
+    sgemm_tile_choice(1016, 1016, 1016, 1, 1, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; A K4)");
+    sgemm_tile_choice(1024, 1024, 1024, 1, 1, "A copied, then pipelined_128x64_kg2 (128 tiles of 128x64kg2)");
+    sgemm_tile_choice(1000, 1000, 1024, 1, 1, "A copied, then pipelined_128x64_kg2");
     sgemm_tile_choice(1000, 1000, 1000, 1, 0, "A copied, then pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
     sgemm_tile_choice(1280, 1280, 1280, 1, 0, "A copied, then streamk (200 tiles of 128x64 over 264 blocks; B K4)");
     /* stream-K with more tiles than blocks: both copied (1536^3 TN 0.1777 ms against 0.1822 with A
