@@ -446,13 +446,39 @@ const shim_sgemm_variant *select_fp32_direct(const shim_sgemm_args *p, double *s
 }
 } // namespace sgemm
 
+/* Tiles that take the operand a copy would flip as it is, where the copied form would run on them:
+ * they run directly, in place of the copy.
+ * - TN's copy of A feeding the 8-warp 256x128x8 tiles: those tiles run TN directly, both operands by
+ *   16-byte copies transposed in shared memory: measured 1-4 % faster than after the copy at
+ *   2000^3-4096^3 (H200: 2000^3 0.3411 ms against 0.3522, 2048^3 0.3496 against 0.3597; H100: 2816^3
+ *   4.3 %, 3584^3 3 %). The model does not choose them itself: k_face keeps K-contiguous operands
+ *   facing their 128 side off them, and waived for TN it also took them where they displace 128x64
+ *   plans on fewer tiles than SMs, 10 % slower (docs/notes/sgemm.md).
+ * - NN's copy of B feeding the k-group tiles (one the model makes where B's rows lie off 32-byte
+ *   sectors: MISALIGNED_COST): their copies by lanes take B as fast at every leading dimension (H200,
+ *   2026-11-28: 1000x1000xK NN, a k tile 0.822-0.835 us for K = 992-1024, ldb % 8 == 4 included), and
+ *   directly they ran 0.927-0.983 of the time after B's copy on the 25 benchmark shapes where the
+ *   selector made it (1000x1000x996 NN 0.0563 -> 0.0527 ms, 0.929x -> 0.992x cuBLAS; 1409x458x257
+ *   0.795x -> 0.857x). Not by a price: without the misaligned price for these tiles the model also
+ *   took them in place of split plans, up to 1.37x slower where the tiles are few (89x469x132 NN,
+ *   302x425x145 NN; docs/notes/sgemm.md, "The k-group tiles' copies of A priced"). Measured with
+ *   B's base on a 32-byte sector (rows off sectors by ldb alone): a base off one stays copied. */
+static int direct_in_place_of_copies(const shim_sgemm_args *p, int copies)
+{
+    int cfg;
+    if (copies == COPY_A && p->transa && !p->transb && k16_operands(p, config(TILE_256x128_K8)) == (K16_A | K16_B))
+        cfg = TILE_256x128_K8;
+    else if (copies == COPY_B && !p->transa && !p->transb && (uintptr_t)p->b % 32 == 0)
+        cfg = TILE_128x64_KG2;
+    else
+        return -1;
+    const int v = variant_for_config(cfg);
+    shim_sgemm_args q;
+    return copied_form_variant(p, copies, &q) == &variants[v] ? v : -1;
+}
+
 /* the direct choice, or the same ladder after copying the K-contiguous operands where that pays
- * (transpose_first.cu). Where TN's copy of A would feed the 8-warp 256x128x8 tiles, those tiles run
- * TN directly instead, both operands by 16-byte copies transposed in shared memory: measured 1-4 %
- * faster than after the copy at 2000^3-4096^3 (H200: 2000^3 0.3411 ms against 0.3522, 2048^3 0.3496
- * against 0.3597; H100: 2816^3 4.3 %, 3584^3 3 %). The model does not choose them itself: k_face keeps
- * K-contiguous operands facing their 128 side off them, and waived for TN it also took them where they
- * displace 128x64 plans on fewer tiles than SMs, 10 % slower (docs/notes/sgemm.md). */
+ * (transpose_first.cu), or the copied form's tiles directly (direct_in_place_of_copies) */
 static int select_fp32(const shim_sgemm_args *p, double *seconds)
 {
     const int direct = select_fp32_index(p, seconds);
@@ -460,13 +486,8 @@ static int select_fp32(const shim_sgemm_args *p, double *seconds)
     if (!copies)
         return direct;
     *seconds = transpose_first_seconds(p, copies);
-    if (copies == COPY_A && p->transa && !p->transb && k16_operands(p, config(TILE_256x128_K8)) == (K16_A | K16_B)) {
-        const int eight_warps = variant_for_config(TILE_256x128_K8);
-        shim_sgemm_args q;
-        if (copied_form_variant(p, COPY_A, &q) == &variants[eight_warps])
-            return eight_warps;
-    }
-    return V_TRANSPOSE_FIRST;
+    const int in_place = direct_in_place_of_copies(p, copies);
+    return in_place >= 0 ? in_place : V_TRANSPOSE_FIRST;
 }
 
 extern "C" const shim_sgemm_variant *shim_sgemm_select(const shim_sgemm_args *p)

@@ -154,6 +154,12 @@ int main(void)
      * not */
     sgemm_choice_at(1000, 1000, 1000, 0, 0, 0, 4, 0, "B copied");
     sgemm_choice_at(1000, 1000, 1000, 0, 0, 0, 0, 0, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
+    /* B's rows off 32-byte sectors by its leading dimension alone, where the copy would feed the k-group
+     * tiles: they take B directly (H200, 2026-11-28: 1000x1000x996 NN 0.0525 ms against 0.0563 after
+     * B's copy, 1409x458x257 NN 0.0215 against 0.0233); where the copy feeds other tiles, copied */
+    sgemm_choice_at(1000, 1000, 996, 0, 0, 0, 0, 0, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
+    sgemm_choice_at(1409, 458, 257, 0, 0, 0, 0, 0, "pipelined_128x64_kg2 (96 tiles of 128x64kg2; B K4)");
+    sgemm_choice_at(3045, 3099, 6687, 0, 0, 0, 0, 0, "B copied");
 
     sgemm_tile_choice(8192, 128, 8192, 1, 1, "of 64x128");
     /* both K-contiguous, their rows 32-byte aligned: split directly (H200, 2026-11-26: 0.3744 ms
