@@ -408,8 +408,11 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
      * no reduction after. Measured against those plans (H200, 2026-11-28, bench/shapes/
      * halves_aligned.txt, 69 random shapes, K 512-1024): 0.75-0.93 of the time, all 22; against
      * splits of three slices 1.00-1.09 and against four finished in one cluster a tile 0.94-1.05,
-     * which it does not replace. The model's estimate kept, an upper bound here */
-    if (best == V_SPLITK || best == V_SPLITK_GROUPS) { /* both plan_splitk's tiles and slices */
+     * which it does not replace. The model's estimate kept, an upper bound here. So also where the
+     * same tiles won whole (planned_efficiency): in place of them, the two slices in clusters ran
+     * 0.954-1.000 of the time, on the whole 1148x436x896 NT 4.6 % slower (plan spaces, H200,
+     * 2026-11-28) */
+    if (best == V_SPLITK || best == V_SPLITK_GROUPS || best == V_PIPE_64x64_W4) { /* plan_splitk's tiles and slices */
         const plan halves = plan_split_halves(p), split = plan_splitk(p);
         if (halves.cluster && split.splits == 4 &&
             (int64_t)halves.split_tiles * halves.splits >= (int64_t)split.split_tiles * split.splits * 9 / 10) {

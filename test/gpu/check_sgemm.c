@@ -466,6 +466,24 @@ int main(void)
         run_case(&t, tally, nvar + 1, &rng);
     }
 
+    /* shapes the selector runs on 64x64 four-warp tiles whole (K short, 128x64 tiles too few to fill
+     * the SMs; directly or after copies): every case, edges in m and n, the first aligned as the
+     * selector plans it, then padded operands, a misaligned C, alpha 0, beta 0 over a poisoned C */
+    static const int whole_w4[][4] = {{459, 576, 173, 2}, {1102, 420, 258, 2}, {413, 1043, 218, 1},
+                                      {716, 469, 166, 3}, {1236, 361, 204, 0}, {1087, 1163, 321, 1}};
+    const int nwhole = quick ? 1 : (int)(sizeof whole_w4 / sizeof *whole_w4);
+    for (int s = 0; s < nwhole; s++, c++) {
+        gemm_case t = listed_case(whole_w4[s]);
+        t.alpha = s == 3 ? 0.0f : -1.1f;
+        t.beta = betas[(s + 2) % 3];
+        t.lda = s ? pad_ld(t.transa ? t.k : t.m, s) : (t.transa ? t.k : t.m);
+        t.ldb = s ? pad_ld(t.transb ? t.n : t.k, s + 1) : (t.transb ? t.n : t.k);
+        t.ldc = s ? pad_ld(t.m, s + 2) : t.m;
+        t.off_c = s ? offsets[(s + 4) % 7] : 0;
+        t.off_work = 4 * (s % 4);
+        run_case(&t, tally, nvar + 1, &rng);
+    }
+
     /* a variant that runs on this GPU (it takes an aligned 64 x 64 x 64 problem, or an aligned 896^3,
      * which the paired finish takes) must have run */
     for (int i = 0; i < nvar; i++) {
