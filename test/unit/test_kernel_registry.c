@@ -209,11 +209,15 @@ int main(void)
     sgemm_tile_choice(1000, 1000, 1024, 1, 1, "A copied, then pipelined_128x64_kg2");
     /* 64x64w4's whole tiles where 128x64 tiles would leave most SMs idle and K is short, at least half
      * the SMs a tile (H200, 2026-11-28: 459x576x173 NT 0.0101 ms against 0.0157 on the k groups,
-     * 1102x420x258 NT 0.652 of the time); not on fewer (122x340x215 TN: its split 1.20x faster) */
+     * 1102x420x258 NT 0.652 of the time); not on fewer in place of a split (122x340x215 TN: its split
+     * 1.20x faster) */
     sgemm_tile_choice(459, 576, 173, 0, 1, "pipelined_64x64w4 (72 tiles of 64x64w4)");
     sgemm_tile_choice(1102, 420, 258, 0, 1, "pipelined_64x64w4 (126 tiles of 64x64w4)");
     sgemm_tile_choice(122, 340, 215, 1, 0, "!64x64w4");
-    sgemm_tile_choice(400, 472, 91, 0, 0, "!64x64w4");
+    /* ... except in place of the k groups' whole tiles (few_w4_tiles: 512x512x128 TN 0.0096 ms against
+     * 0.0133) */
+    sgemm_tile_choice(512, 512, 128, 1, 0, "pipelined_64x64w4 (64 tiles of 64x64w4; A K16 B K16)");
+    sgemm_tile_choice(400, 472, 91, 0, 0, "pipelined_64x64w4 (56 tiles of 64x64w4; B K4)");
     sgemm_tile_choice(1000, 1000, 1000, 1, 0, "A copied, then pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
     sgemm_tile_choice(1280, 1280, 1280, 1, 0, "A copied, then streamk (200 tiles of 128x64 over 264 blocks; B K4)");
     /* stream-K with more tiles than blocks: both copied (1536^3 TN 0.1777 ms against 0.1822 with A
