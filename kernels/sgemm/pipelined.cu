@@ -78,14 +78,24 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * 2-11 % slower (1280^3, 2048x2048x256, 512x512x4096, many-wave squares from 2080); at 0.66 for
  * three, each faster: 1120^3 TN 3.3 %, 1152^3 TN 5.6 %, 605x1252x10992 TN 4.7 %, and no other of the
  * 447 benchmark shapes. k4_scale 2.5: its NN ran 10-15 % behind its NT (K4 facing 128); c16 as
- * 128x128 (not measured with a C off 16 bytes). */
+ * 128x128 (not measured with a C off 16 bytes).
+ * 64x64w4 (four warps of 64x16, 8x4 a thread, four blocks an SM: cuBLAS's 896^3 block) planned for
+ * whole tiles only, where they give at least half the SMs a block (plan.cu's config_planned); its
+ * splits are taken by rule (plan_split_halves), as pricing them took many-slice splits of it in
+ * place of the two slices finished in clusters, up to 1.2x slower (512^3). Where few 128x64 tiles
+ * leave most SMs idle and K is short its whole tiles ran the fastest plan of 43 of 49 benchmark shapes
+ * on which the selector ran the k groups (0.59-0.86x cuBLAS before, 0.86-1.2x on them; H200,
+ * 2026-11-28, every plan, bench/shapes/kg2_few_tiles.txt; docs/notes/sgemm.md, "64x64w4's whole tiles
+ * priced"). 0.45-0.62 all gained with bench/plan_regret over 818 shapes measured under both (0.58:
+ * 1.0642 -> 1.0377 of the fastest plan in geometric mean), 0.65 and above took it where it loses; the
+ * 81 of 1469 benchmark shapes whose plan changes ran 0.828 of the time (0.763x -> 0.921x cuBLAS). */
 const tile_config configs[] = {
     describe<cfg_128x128>("128x128", 2, 0.73, 0, 1.9, true), describe<cfg_128x256>("128x256", 1, 0.60),
     describe<cfg_128x64>("128x64", 3, 0.71),        describe<cfg_64x64>("64x64", 6, 0.60),
     describe<cfg_128x128_k8>("128x128x8", 2, 0.61), describe<cfg_128x256_k8>("128x256x8", 1, 0.75, 256),
     describe<cfg_256x128_k8>("256x128x8", 1, 0.75, 256), describe<cfg_64x128>("64x128", 3, 0.71),
     describe<cfg_128x64_kg2>("128x64kg2", 2, 0.62),  describe<cfg_128x128_w4>("128x128w4", 2, 0.66, 0, 2.5, true),
-    describe<cfg_64x64_w4>("64x64w4", 4, 0.0),
+    describe<cfg_64x64_w4>("64x64w4", 4, 0.58),
 };
 
 constexpr auto launchers = launchers_of<dp_entry>();

@@ -157,24 +157,6 @@ bool rows_128_bytes_apart(int64_t ld)
     return ld % 32 == 0;
 }
 
-/* 64x64w4 (four warps of 64x16, cuBLAS's 896^3 block; efficiency 0 in pipelined.cu's table, so no
- * plan of it is priced there) priced for whole tiles alone: its splits are taken by rule
- * (plan_split_halves, registry.cu), as pricing them took many-slice splits of it in place of the
- * two slices finished in clusters, up to 1.2x slower (512^3). Where few 128x64 tiles leave most SMs
- * idle and K is short, its tiles (four blocks an SM) ran the fastest plan of 43 of 49 benchmark
- * shapes on which the selector ran the k groups, 0.59-0.86x cuBLAS, at 0.86-1.2x (H200, 2026-11-28,
- * every plan, bench/shapes/kg2_few_tiles.txt; docs/notes/sgemm.md, "64x64w4's whole tiles priced").
- * 0.45-0.62 all gained with bench/plan_regret over 818 shapes measured under both (0.58: 1.0642 ->
- * 1.0377 of the fastest plan in geometric mean), 0.65 and above took it where it loses. Planned where
- * the tiles give at least half the SMs a block (config_planned), the 81 of 1469 benchmark shapes
- * whose plan changes ran 0.828 of the time (0.641-1.065; 0.763x -> 0.921x cuBLAS in geometric mean). */
-constexpr double W4_WHOLE_TILES_EFFICIENCY = 0.58;
-
-double planned_efficiency(const tile_config &c)
-{
-    return &c == &config(TILE_64x64_W4) ? W4_WHOLE_TILES_EFFICIENCY : c.efficiency;
-}
-
 double layout_factor(const shim_sgemm_args *p, const tile_config &c, int resident_warps)
 {
     const int k16 = k16_operands(p, c);
@@ -225,7 +207,7 @@ double waves_seconds(const shim_sgemm_args *p, const tile_config &c, int64_t nbl
     const int64_t full = nblocks / slots, rem = nblocks % slots;
     auto wave = [&](int resident) {
         const int warps = resident * c.threads / 32;
-        double eff = planned_efficiency(c) * warp_factor(warps) / warp_factor(c.blocks_per_sm * c.threads / 32);
+        double eff = c.efficiency * warp_factor(warps) / warp_factor(c.blocks_per_sm * c.threads / 32);
         return resident * flops / (PEAK_PER_SM * eff) * layout_factor(p, c, warps) + BLOCK_OVERHEAD_S;
     };
     double t = (double)full * wave(c.blocks_per_sm);
@@ -289,7 +271,8 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
     found = false;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const int dp = dp_of(cfg);
-        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || cfg == TILE_64x64_W4 || !config_planned(p, cfg, dp > 0) ||
+        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || cfg == TILE_64x64_W4 /* split by rule: plan_split_halves */ ||
+            !config_planned(p, cfg, dp > 0) ||
             (cluster && (dp > 0 || !cluster_split_usable(cfg))))
             continue;
         const int bk = config(cfg).bk;
@@ -347,7 +330,7 @@ int staged_c_max_k(int cfg)
 bool config_planned(const shim_sgemm_args *p, int cfg, bool c_direct)
 {
     const tile_config &c = config(cfg);
-    if (planned_efficiency(c) <= 0.0)
+    if (c.efficiency <= 0.0)
         return false;
     /* 64x64w4's whole tiles where they give at least half the SMs a block: on fewer, where the
      * selector had split 128x64 or 128x128x8 tiles, they ran 1.01-1.20x its time (H200, 2026-11-28:

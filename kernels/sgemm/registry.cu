@@ -409,7 +409,7 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
      * halves_aligned.txt, 69 random shapes, K 512-1024): 0.75-0.93 of the time, all 22; against
      * splits of three slices 1.00-1.09 and against four finished in one cluster a tile 0.94-1.05,
      * which it does not replace. The model's estimate kept, an upper bound here. So also where the
-     * same tiles won whole (planned_efficiency): in place of them, the two slices in clusters ran
+     * same tiles won whole (their efficiency in pipelined.cu): in place of them, the two slices in clusters ran
      * 0.954-1.000 of the time, on the whole 1148x436x896 NT 4.6 % slower (plan spaces, H200,
      * 2026-11-28) */
     if (best == V_SPLITK || best == V_SPLITK_GROUPS || best == V_PIPE_64x64_W4) { /* plan_splitk's tiles and slices */
@@ -480,28 +480,22 @@ static int direct_in_place_of_copies(const shim_sgemm_args *p, int copies)
     return copied_form_variant(p, copies, &q) == &variants[v] ? v : -1;
 }
 
-/* The k-group tiles chosen directly where 64x64w4's tiles would give fewer than half the SMs a tile
- * (where config_planned leaves those out: there they lost to splits): those tiles instead, whatever
- * the model says of them. Measured (H200, 2026-11-28, every plan, bench/shapes/kg2_few_tiles.txt):
- * on all 8 such shapes of the benchmark lists 0.69-0.76 of the k groups' time (512x512x128 TN
- * 0.0096 ms against 0.0133, 461x321x148 TT 0.0104 against 0.0144, 245x116x16 TN 0.0050 against
- * 0.0066); the model, pricing 4-byte copies of odd leading dimensions facing 64, would copy first.
- * Selector against selector (same day, three rounds): 0.698-0.909 of the time, 0.739 in geometric
- * mean (245x116x16 TN 0.909, the rest 0.70-0.76). */
-static bool few_w4_tiles(const shim_sgemm_args *p)
-{
-    const plan w4 = plan_dp(p, TILE_64x64_W4);
-    return 2 * (int64_t)w4.tiles_m * w4.tiles_n < sm_count();
-}
-
 /* the direct choice, or the same ladder after copying the K-contiguous operands where that pays
- * (transpose_first.cu), or the copied form's tiles directly (direct_in_place_of_copies) */
+ * (transpose_first.cu), or the copied form's tiles directly (direct_in_place_of_copies).
+ * The k-group tiles chosen directly where 64x64w4's tiles would give fewer than half the SMs a tile
+ * (where config_planned leaves those out: there they lost to splits) run 64x64w4 instead, whatever
+ * the model says of them. Measured (H200, 2026-11-28, every plan,
+ * bench/shapes/kg2_few_tiles.txt): on all 8 such shapes of the benchmark lists 0.69-0.76 of the k
+ * groups' time (512x512x128 TN 0.0096 ms against 0.0133, 461x321x148 TT 0.0104 against 0.0144,
+ * 245x116x16 TN 0.0050 against 0.0066); the model, pricing 4-byte copies of odd leading dimensions
+ * facing 64, would copy first. Selector against selector (same day, three rounds): 0.698-0.909 of
+ * the time, 0.739 in geometric mean (245x116x16 TN 0.909, the rest 0.70-0.76). */
 static int select_fp32(const shim_sgemm_args *p, double *seconds)
 {
     const int direct = select_fp32_index(p, seconds);
     const int copies = copies_that_pay(p, *seconds);
     if (!copies)
-        return direct == V_PIPE_128x64_KG2 && few_w4_tiles(p) ? V_PIPE_64x64_W4 : direct;
+        return direct == V_PIPE_128x64_KG2 && !config_planned(p, TILE_64x64_W4) ? V_PIPE_64x64_W4 : direct;
     *seconds = transpose_first_seconds(p, copies);
     const int in_place = direct_in_place_of_copies(p, copies);
     return in_place >= 0 ? in_place : V_TRANSPOSE_FIRST;

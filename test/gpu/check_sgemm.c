@@ -467,8 +467,9 @@ int main(void)
     }
 
     /* shapes the selector runs on 64x64 four-warp tiles whole (K short, 128x64 tiles too few to fill
-     * the SMs; directly or after copies; the last two in place of the k groups, few_w4_tiles): every case, edges in m and n, the first aligned as the
-     * selector plans it, then padded operands, a misaligned C, alpha 0, beta 0 over a poisoned C */
+     * the SMs; directly or after copies; the last two in place of the k groups, select_fp32): every
+     * case, edges in m and n, the first aligned as the selector plans it, then padded operands, a
+     * misaligned C, alpha 0, beta 0 over a poisoned C */
     static const int whole_w4[][4] = {{459, 576, 173, 2}, {1102, 420, 258, 2}, {413, 1043, 218, 1},
                                       {716, 469, 166, 3}, {1236, 361, 204, 0}, {1087, 1163, 321, 1},
                                       {512, 512, 128, 1}, {461, 321, 148, 3}};

@@ -214,7 +214,7 @@ int main(void)
     sgemm_tile_choice(459, 576, 173, 0, 1, "pipelined_64x64w4 (72 tiles of 64x64w4)");
     sgemm_tile_choice(1102, 420, 258, 0, 1, "pipelined_64x64w4 (126 tiles of 64x64w4)");
     sgemm_tile_choice(122, 340, 215, 1, 0, "!64x64w4");
-    /* ... except in place of the k groups' whole tiles (few_w4_tiles: 512x512x128 TN 0.0096 ms against
+    /* ... except in place of the k groups' whole tiles (select_fp32: 512x512x128 TN 0.0096 ms against
      * 0.0133) */
     sgemm_tile_choice(512, 512, 128, 1, 0, "pipelined_64x64w4 (64 tiles of 64x64w4; A K16 B K16)");
     sgemm_tile_choice(400, 472, 91, 0, 0, "pipelined_64x64w4 (56 tiles of 64x64w4; B K4)");
