@@ -17,10 +17,13 @@
 namespace sgemm {
 namespace {
 
-/* a block copies a TILE x TILE tile (TILE rows of TILE k each) per step, its threads moving 16
- * bytes at a time: 16 threads a row of the source, then 16 threads a column of the copy */
-constexpr int TILE = 64, COPY_THREADS = 256, CHUNKS = TILE / 4, LINES_PER_PASS = COPY_THREADS / CHUNKS,
-              PASSES = TILE / LINES_PER_PASS;
+/* a warp copies a 32 x 16 piece (32 rows of 16 k) of an operand: each lane loads 4 rows' 4 k by
+ * 16-byte loads and stores them transposed, 4 k's 4 rows, by 16-byte stores; 8 warps a block */
+constexpr int PIECE_R = 32, PIECE_L = 16, COPY_THREADS = 256, PIECE_WARPS = COPY_THREADS / 32;
+/* eight blocks an SM (32 registers a thread, all 2048 threads an SM holds): 1056 blocks a wave on
+ * the H200, so the copies of two 7.8 MB operands (1400^3 TN, 968 blocks) run in one; a first form at
+ * 38-48 registers ran them in 1.2-1.5 and was no faster than the tiled copy it replaced */
+constexpr int COPY_BLOCKS_PER_SM = 8;
 /* the copied operand's leading dimension is a multiple of this (128-byte rows) */
 constexpr int64_t LD_ALIGN = 32;
 constexpr size_t WORK_ALIGN = 256;
@@ -34,7 +37,7 @@ constexpr double COPY_BYTES_PER_S = 3.0e12;
 constexpr double COPY_MARGIN = 0.97;
 
 /* one operand to copy: src K-contiguous (element (r, l) at src[r * lds + l]) to dst R-contiguous
- * (at dst[l * ldd + r]), rows x k, in tiles_l x tiles_r tiles */
+ * (at dst[l * ldd + r]), rows x k, in pieces_l x (ldd / PIECE_R) pieces */
 struct copy_job {
     const float *src;
     int64_t lds;
@@ -42,87 +45,69 @@ struct copy_job {
     int64_t ldd;
     int rows, k;
     int vec; /* src 16-byte aligned and lds % 4 == 0 */
-    int64_t tiles_l, tiles;
+    uint32_t pieces_l;
+    int64_t pieces;
 };
 
 struct copy_jobs {
     copy_job op[2];
     int count;
-    int64_t tiles; /* of all jobs */
+    int64_t pieces; /* of all jobs */
 };
 
-/* Each step reads U tiles along l (16-byte loads where the row has four elements left and the
- * operand is 16-byte capable, else element by element) into shared memory as [r][l], and writes
- * them along r by 16-byte stores: the copy's ldd is a multiple of 32 and its base 256-byte aligned.
- * Rows r in [rows, ldd) of the copy get zeros; rows past ldd are not written. Every load of a step
- * is issued before its first store (one after another, the tiles' loads waited out their latencies
- * in a row: 4.5 % of a large copy), so a block with two tiles (U = 2, where the tiles are more than
- * one wave of blocks) waits one round of latency for both, where a second wave of blocks waited a
- * second (docs/notes/sgemm.md, "the copy's tiles two to a block"). The inner plan's kernel is
- * launched as a programmatic dependent of the copy, allowed as each block ends (not at its start:
- * placed among running copy blocks, a one-wave plan's blocks were packed two to an SM on half the
- * SMs and ran 1.8x slower, docs/notes/sgemm.md); it waits for the copy at its top. */
-template <int U>
-__global__ void __launch_bounds__(COPY_THREADS, U == 1 ? 6 : 5) transpose_kernel(const copy_jobs jobs)
+/* Lane (lr, lc) = (lane % 8, lane / 8) of a warp's piece loads rows 4 lr .. 4 lr + 3 at k 4 lc ..
+ * 4 lc + 3 (a load instruction: 8 rows' 64 contiguous bytes; element by element where the operand
+ * is not 16-byte capable or k ends inside the four), transposes the 4 x 4 in registers and stores
+ * k 4 lc + e at rows 4 lr .. 4 lr + 3 (a store instruction: 4 rows of the copy, 128 contiguous
+ * bytes each; the copy's ldd is a multiple of 32 and its base 256-byte aligned). Rows r in
+ * [rows, ldd) of the copy get zeros; rows past ldd are not written. VEC: every operand of the
+ * launch 16-byte capable. No shared memory and no barrier, and every thread of an SM busy: the
+ * calls that copy ran 0.987 of the time of the 64 x 64 tiles through shared memory (109 shapes,
+ * 1-2 % on the squares to 3072, 5-7 % on the small ones, H200; docs/notes/sgemm.md,
+ * "transpose_first's copy in registers"). The inner plan's kernel
+ * is launched as a programmatic dependent of the copy, allowed as each block ends (not at its
+ * start: placed among running copy blocks, a one-wave plan's blocks were packed two to an SM on
+ * half the SMs and ran 1.8x slower, docs/notes/sgemm.md); it waits for the copy at its top. */
+template <bool VEC>
+__global__ void __launch_bounds__(COPY_THREADS, COPY_BLOCKS_PER_SM) transpose_kernel(const copy_jobs jobs)
 {
-    __shared__ float tile[U][TILE][TILE + 1];
-    const int chunk = (int)threadIdx.x % CHUNKS, line = (int)threadIdx.x / CHUNKS;
-    for (int64_t t0 = (int64_t)blockIdx.x * U; t0 < jobs.tiles; t0 += (int64_t)gridDim.x * U) {
-        copy_job j[U];
-        int64_t l0[U], r0[U];
-        float v[U][PASSES][4];
+    const int lane = (int)threadIdx.x % 32, lr = lane % 8, lc = lane / 8;
+    const uint32_t w = blockIdx.x * PIECE_WARPS + threadIdx.x / 32; /* the host keeps pieces below 2^31 */
+    if (w >= jobs.pieces)
+        return;
+    const bool second = jobs.count > 1 && w >= jobs.op[0].pieces;
+    const copy_job &j0 = jobs.op[0], &j1 = jobs.op[1]; /* each field picked, not the job: no local copy */
+    const uint32_t piece = second ? w - (uint32_t)j0.pieces : w, pieces_l = second ? j1.pieces_l : j0.pieces_l;
+    const int r0 = (int)(piece / pieces_l) * PIECE_R + 4 * lr, l0 = (int)(piece % pieces_l) * PIECE_L + 4 * lc;
+    const int rows_left = (second ? j1.rows : j0.rows) - r0, k_left = (second ? j1.k : j0.k) - l0; /* of this lane's 4 x 4 */
+    const int64_t lds = second ? j1.lds : j0.lds;
+    const float *src = (second ? j1.src : j0.src) + (int64_t)r0 * lds + l0;
+    float4 v[4]; /* rows r0 .. r0 + 3 at k l0 .. l0 + 3 */
+    if (VEC && rows_left >= 4 && k_left >= 4) {
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int64_t t = min(t0 + u, jobs.tiles - 1); /* a missing second tile repeats the first */
-            const bool second = jobs.count > 1 && t >= jobs.op[0].tiles;
-            j[u] = second ? jobs.op[1] : jobs.op[0];
-            const int64_t w = second ? t - jobs.op[0].tiles : t;
-            l0[u] = w % j[u].tiles_l * TILE;
-            r0[u] = w / j[u].tiles_l * TILE;
+        for (int i = 0; i < 4; ++i)
+            v[i] = __ldg(reinterpret_cast<const float4 *>(src + i * lds));
+    } else {
 #pragma unroll
-            for (int i = 0; i < PASSES; ++i) {
-                const int64_t r = r0[u] + line + i * LINES_PER_PASS, l = l0[u] + 4 * chunk;
+        for (int i = 0; i < 4; ++i) {
+            float e4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    v[u][i][e] = 0.0f;
-                if (r < j[u].rows) {
-                    const float *row = j[u].src + r * j[u].lds;
-                    if (j[u].vec && l + 4 <= j[u].k) {
-                        const float4 f = __ldg(reinterpret_cast<const float4 *>(row + l));
-                        v[u][i][0] = f.x, v[u][i][1] = f.y, v[u][i][2] = f.z, v[u][i][3] = f.w;
-                    } else {
-#pragma unroll
-                        for (int e = 0; e < 4; ++e)
-                            if (l + e < j[u].k)
-                                v[u][i][e] = __ldg(row + l + e);
-                    }
-                }
-            }
+            for (int e = 0; e < 4; ++e)
+                if (i < rows_left && e < k_left)
+                    e4[e] = __ldg(src + i * lds + e);
+            v[i] = make_float4(e4[0], e4[1], e4[2], e4[3]);
         }
-        __syncthreads(); /* the last step's reads of the tiles are done */
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int i = 0; i < PASSES; ++i)
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    tile[u][line + i * LINES_PER_PASS][4 * chunk + e] = v[u][i][e];
-        __syncthreads();
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            if (u > 0 && t0 + u >= jobs.tiles)
-                break;
-#pragma unroll
-            for (int i = 0; i < TILE; i += LINES_PER_PASS) {
-                const int64_t l = l0[u] + line + i, r = r0[u] + 4 * chunk;
-                if (l < j[u].k && r < j[u].ldd) {
-                    const int c = line + i;
-                    const float4 f = make_float4(tile[u][4 * chunk][c], tile[u][4 * chunk + 1][c],
-                                                 tile[u][4 * chunk + 2][c], tile[u][4 * chunk + 3][c]);
-                    *reinterpret_cast<float4 *>(j[u].dst + l * j[u].ldd + r) = f;
-                }
-            }
-        }
+    }
+    const int64_t ldd = second ? j1.ldd : j0.ldd;
+    if (r0 < ldd && k_left > 0) {
+        float *dst = (second ? j1.dst : j0.dst) + (int64_t)l0 * ldd + r0;
+        *reinterpret_cast<float4 *>(dst) = make_float4(v[0].x, v[1].x, v[2].x, v[3].x);
+        if (k_left > 1)
+            *reinterpret_cast<float4 *>(dst + ldd) = make_float4(v[0].y, v[1].y, v[2].y, v[3].y);
+        if (k_left > 2)
+            *reinterpret_cast<float4 *>(dst + 2 * ldd) = make_float4(v[0].z, v[1].z, v[2].z, v[3].z);
+        if (k_left > 3)
+            *reinterpret_cast<float4 *>(dst + 3 * ldd) = make_float4(v[0].w, v[1].w, v[2].w, v[3].w);
     }
     allow_dependents();
 }
@@ -210,36 +195,23 @@ copy_job make_job(const float *src, int64_t lds, float *dst, int rows, int k)
     j.rows = rows;
     j.k = k;
     j.vec = aligned16(src) && lds % 4 == 0;
-    j.tiles_l = ((int64_t)k + TILE - 1) / TILE;
-    j.tiles = j.tiles_l * (((int64_t)rows + TILE - 1) / TILE);
+    j.pieces_l = (uint32_t)((k + PIECE_L - 1) / PIECE_L);
+    j.pieces = (int64_t)j.pieces_l * (j.ldd / PIECE_R);
     return j;
 }
 
-/* blocks of transpose_kernel<1> an SM can hold (asked once) */
-int copy_blocks_per_sm()
-{
-    static std::atomic<int> known{0};
-    int n = known.load(std::memory_order_relaxed);
-    if (n == 0) {
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, transpose_kernel<1>, COPY_THREADS, 0) !=
-                cudaSuccess ||
-            n < 1)
-            n = 1;
-        known.store(n, std::memory_order_relaxed);
-    }
-    return n;
-}
-
-/* one tile a block while the tiles fit one wave of blocks, two a block beyond it */
+/* a warp a piece; an operand in device memory has far fewer than 2^31 pieces of 512 floats */
 cudaError_t copy_operands(const copy_jobs &jobs, cudaStream_t stream)
 {
-    const bool pairs = jobs.tiles > (int64_t)copy_blocks_per_sm() * sm_count();
-    const unsigned grid = (unsigned)std::min<int64_t>(pairs ? (jobs.tiles + 1) / 2 : jobs.tiles, INT32_MAX);
-    SHIM_KERNEL_READY(pairs ? transpose_kernel<2> : transpose_kernel<1>);
-    if (pairs)
-        transpose_kernel<2><<<grid, COPY_THREADS, 0, stream>>>(jobs);
+    if (jobs.pieces > INT32_MAX)
+        return cudaErrorInvalidValue;
+    const unsigned grid = (unsigned)((jobs.pieces + PIECE_WARPS - 1) / PIECE_WARPS);
+    const bool vec = jobs.op[0].vec && (jobs.count < 2 || jobs.op[1].vec);
+    SHIM_KERNEL_READY(vec ? transpose_kernel<true> : transpose_kernel<false>);
+    if (vec)
+        transpose_kernel<true><<<grid, COPY_THREADS, 0, stream>>>(jobs);
     else
-        transpose_kernel<1><<<grid, COPY_THREADS, 0, stream>>>(jobs);
+        transpose_kernel<false><<<grid, COPY_THREADS, 0, stream>>>(jobs);
     return cudaGetLastError();
 }
 
@@ -339,11 +311,11 @@ cudaError_t transpose_first_copy(const shim_sgemm_args *p, int copies, shim_sgem
             continue;
         float *dst = reinterpret_cast<float *>(work);
         jobs.op[jobs.count] = make_job(o.src, o.ld, dst, o.rows, p->k);
-        jobs.tiles += jobs.op[jobs.count++].tiles;
+        jobs.pieces += jobs.op[jobs.count++].pieces;
         *o.dst = dst;
         work += copied_bytes(o.rows, p->k);
     }
-    if (jobs.tiles > 0) {
+    if (jobs.pieces > 0) {
         const cudaError_t err = copy_operands(jobs, p->stream);
         if (err != cudaSuccess)
             return err;

@@ -329,8 +329,8 @@ int main(void)
     const int nsizes = (int)(sizeof sizes / sizeof *sizes), nk = (int)(sizeof ksizes / sizeof *ksizes);
     /* special shapes: k == 1, split-K shaped, skinny, and a few larger ones (the float64
      * reference on the CPU is what costs time). 129 x 65 x 25000: transpose_first's copies of
-     * more tiles than one wave of copy blocks (two tiles a block; 1173 + 782 of them in TN, an
-     * odd count, the pair at 1172 straddling the two operands) */
+     * many pieces (a warp a piece of 32 rows x 16 k: 7815 + 4689 of them in TN, the block at
+     * 7808 straddling the two operands) */
     static const int special[][3] = {{129, 65, 1},     {64, 64, 4099}, {1, 300, 1000},  {300, 1, 1000},
                                      {129, 257, 2000}, {5, 7, 3000},   {513, 517, 519}, {2049, 2049, 64},
                                      {129, 65, 25000}, {33, 65, 0},    {1, 1, 0},       {129, 7, 0},

@@ -1,0 +1,114 @@
+/* What transpose_first's copy costs in place: per square n and per set of copies (A: TT, A and B:
+ * TN), the copy followed by the inner plan as its programmatic dependent, the inner plan alone on
+ * the same workspace, and an empty kernel followed by the inner plan (the chain's own cost), each
+ * timed between events behind an untimed identical run (min of 30, µs). "exposed" is the chain less
+ * the inner plan alone: what the copy adds to a call. Usage: copy_chain [N]... (default 1000 1100
+ * 1400 1536) */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include <cuda_runtime.h>
+
+#include "sgemm_internal.h"
+
+using namespace sgemm;
+
+#define CHECK(x)                                                                                                       \
+    do {                                                                                                               \
+        const cudaError_t e_ = (x);                                                                                    \
+        if (e_ != cudaSuccess) {                                                                                       \
+            printf("FAIL copy_chain: %s: %s\n", #x, cudaGetErrorString(e_));                                           \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
+    } while (0)
+
+__global__ void empty_allowing()
+{
+    asm volatile("griddepcontrol.launch_dependents;");
+}
+
+static cudaStream_t stream;
+
+template <class F> static double timed_us(F f)
+{
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    double best = 1e30;
+    for (int r = 0; r < 30; ++r) {
+        f();
+        CHECK(cudaEventRecord(a, stream));
+        f();
+        CHECK(cudaEventRecord(b, stream));
+        CHECK(cudaEventSynchronize(b));
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, a, b));
+        best = std::min(best, 1e3 * ms);
+    }
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    std::vector<int> sizes;
+    for (int i = 1; i < argc; ++i)
+        sizes.push_back(atoi(argv[i]));
+    if (sizes.empty())
+        sizes = {1000, 1100, 1400, 1536};
+    if (cudaFree(0) != cudaSuccess) {
+        printf("copy_chain: no usable GPU\n");
+        return 77;
+    }
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const int nmax = *std::max_element(sizes.begin(), sizes.end());
+    const size_t floats = (size_t)nmax * nmax, work_bytes = 4 * floats * sizeof(float) + (64u << 20);
+    float *a, *b, *c;
+    void *work;
+    CHECK(cudaMalloc(&a, floats * sizeof(float)));
+    CHECK(cudaMalloc(&b, floats * sizeof(float)));
+    CHECK(cudaMalloc(&c, floats * sizeof(float)));
+    CHECK(cudaMalloc(&work, work_bytes));
+    std::vector<float> h(floats);
+    for (size_t i = 0; i < floats; ++i)
+        h[i] = (float)((i * 2654435761u) % 1000) / 1000.0f - 0.5f;
+    CHECK(cudaMemcpy(a, h.data(), floats * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(b, h.data(), floats * sizeof(float), cudaMemcpyHostToDevice));
+    printf("n,copies,chain_us,inner_us,empty_then_inner_us,exposed_us,inner_plan\n");
+    for (int n : sizes) {
+        for (int copies : {(int)COPY_A, (int)(COPY_A | COPY_B)}) {
+            shim_sgemm_args p;
+            memset(&p, 0, sizeof p);
+            p.transa = 1;
+            p.transb = copies == COPY_A ? 1 : 0; /* TT copies A, TN both */
+            p.m = p.n = p.k = n;
+            p.alpha = 1.0f;
+            p.beta = 0.5f;
+            p.a = a, p.lda = n, p.b = b, p.ldb = n, p.c = c, p.ldc = n;
+            p.work = work, p.work_bytes = work_bytes, p.stream = stream, p.math = SHIM_SGEMM_FP32;
+            shim_sgemm_args q;
+            const shim_sgemm_variant *inner = copied_form_variant(&p, copies, &q);
+            CHECK(transpose_first_copy(&p, copies, &q)); /* q: the copies in the workspace, the rest after */
+            shim_sgemm_args alone = q;
+            alone.dependent = 0;
+            const double chain = timed_us([&] {
+                shim_sgemm_args r;
+                CHECK(transpose_first_copy(&p, copies, &r));
+                CHECK(inner->launch(&r));
+            });
+            const double by_itself = timed_us([&] { CHECK(inner->launch(&alone)); });
+            const double after_empty = timed_us([&] {
+                empty_allowing<<<1, 32, 0, stream>>>();
+                CHECK(inner->launch(&q));
+            });
+            char how[256];
+            shim_sgemm_describe(inner, &q, how, sizeof how);
+            printf("%d,%s,%.2f,%.2f,%.2f,%.2f,\"%s\"\n", n, copies == COPY_A ? "A" : "AB", chain, by_itself,
+                   after_empty, chain - by_itself, how);
+        }
+    }
+    return 0;
+}
