@@ -296,6 +296,44 @@ static void run_case(const gemm_case *t, variant_tally *tally, int ntally, uint6
     release(&d);
 }
 
+/* the rotations of beta and of the operands' offsets (in floats) every case list draws from */
+static const float betas[] = {0.0f, 1.0f, 0.9f};
+static const int offsets[] = {0, 0, 1, 2, 3, 0, 3};
+
+/* how a list of shapes (listed_case's rows) turns into cases: case s has alpha 0 at zero_alpha and
+ * alpha elsewhere, beta betas[(s + beta_shift) % 3], A and B padded by pad_ld's rotation from s (or,
+ * with aligned_pads, to a multiple of 4 only, 3 + s % 2), ldc by pad_ld(m, s + c_pad_shift), A
+ * misaligned by offsets[s % 7] where misalign_a says so, C by offsets[(s + c_off_shift) % 7]; the
+ * first case's C aligned where first_plain is 1, and its leading dimensions unpadded too where it
+ * is 2 (as the selector plans the shape) */
+typedef struct {
+    float alpha;
+    int zero_alpha, beta_shift, aligned_pads, c_pad_shift, misalign_a, c_off_shift, first_plain;
+} listed_rotation;
+
+static void run_listed(const int (*shapes)[4], int count, const listed_rotation *r, variant_tally *tally, int ntally,
+                       uint64_t *rng)
+{
+    for (int s = 0; s < count; s++) {
+        gemm_case t = listed_case(shapes[s]);
+        const int64_t a_ld = t.transa ? t.k : t.m, b_ld = t.transb ? t.n : t.k;
+        t.alpha = s == r->zero_alpha ? 0.0f : r->alpha;
+        t.beta = betas[(s + r->beta_shift) % 3];
+        t.lda = pad_ld(a_ld, r->aligned_pads ? 3 + s % 2 : s);
+        t.ldb = pad_ld(b_ld, r->aligned_pads ? 3 + (s + 1) % 2 : s + 1);
+        t.ldc = pad_ld(t.m, s + r->c_pad_shift);
+        t.off_a = r->misalign_a ? offsets[s % 7] : 0;
+        t.off_c = offsets[(s + r->c_off_shift) % 7];
+        if (s == 0 && r->first_plain) {
+            t.off_c = 0;
+            if (r->first_plain == 2)
+                t.lda = a_ld, t.ldb = b_ld, t.ldc = t.m;
+        }
+        t.off_work = 4 * (s % 4);
+        run_case(&t, tally, ntally, rng);
+    }
+}
+
 int main(void)
 {
     test_require_gpu();
@@ -324,8 +362,6 @@ int main(void)
 
     static const int sizes[] = {1, 2, 3, 7, 31, 33, 63, 65, 127, 129, 255, 257};
     static const int ksizes[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 255, 257, 300};
-    static const float betas[] = {0.0f, 1.0f, 0.9f};
-    static const int offsets[] = {0, 0, 1, 2, 3, 0, 3};
     const int nsizes = (int)(sizeof sizes / sizeof *sizes), nk = (int)(sizeof ksizes / sizeof *ksizes);
     /* special shapes: k == 1, split-K shaped, skinny, and a few larger ones (the float64
      * reference on the CPU is what costs time). 129 x 65 x 25000: transpose_first's copies of
@@ -433,19 +469,8 @@ int main(void)
      * beta 0 over a poisoned C and alpha 0 among them */
     static const int paired[][4] = {{896, 896, 896, 0}, {693, 1048, 700, 2}, {656, 1130, 896, 3},
                                     {896, 896, 896, 3}, {896, 896, 896, 1}, {693, 1048, 700, 1}};
-    const int npaired = quick ? 1 : (int)(sizeof paired / sizeof *paired);
-    for (int s = 0; s < npaired; s++, c++) {
-        gemm_case t = listed_case(paired[s]);
-        t.alpha = s == 2 ? 0.0f : -0.7f;
-        t.beta = betas[s % 3];
-        t.lda = pad_ld(t.transa ? t.k : t.m, s);
-        t.ldb = pad_ld(t.transb ? t.n : t.k, s + 1);
-        t.ldc = pad_ld(t.m, s + 2);
-        t.off_a = offsets[s % 7];
-        t.off_c = s ? offsets[(s + 3) % 7] : 0; /* the first as the selector plans it aligned */
-        t.off_work = 4 * (s % 4);
-        run_case(&t, tally, nvar + 1, &rng);
-    }
+    static const listed_rotation paired_rotation = {-0.7f, 2, 0, 0, 2, 1, 3, 1};
+    run_listed(paired, quick ? 1 : (int)(sizeof paired / sizeof *paired), &paired_rotation, tally, nvar + 1, &rng);
 
     /* shapes the selector runs as two K slices of 64x64 four-warp tiles finished in clusters
      * (splitk_halves: K 512-1024, at most three blocks an SM, A and B by 16-byte copies; compute
@@ -453,18 +478,8 @@ int main(void)
      * in m and n, padded operands, a misaligned C, alpha 0, beta 0 over a poisoned C */
     static const int halves[][4] = {{1, 900, 600, 1}, {520, 1, 1024, 2}, {777, 555, 513, 3},
                                     {512, 512, 512, 0}, {130, 1300, 1000, 1}, {640, 70, 767, 2}};
-    const int nhalves = quick ? 1 : (int)(sizeof halves / sizeof *halves);
-    for (int s = 0; s < nhalves; s++, c++) {
-        gemm_case t = listed_case(halves[s]);
-        t.alpha = s == 4 ? 0.0f : 1.3f;
-        t.beta = betas[(s + 1) % 3];
-        t.lda = pad_ld(t.transa ? t.k : t.m, 3 + s % 2);
-        t.ldb = pad_ld(t.transb ? t.n : t.k, 3 + (s + 1) % 2);
-        t.ldc = pad_ld(t.m, s + 1);
-        t.off_c = offsets[(s + 2) % 7];
-        t.off_work = 4 * (s % 4);
-        run_case(&t, tally, nvar + 1, &rng);
-    }
+    static const listed_rotation halves_rotation = {1.3f, 4, 1, 1, 1, 0, 2, 0};
+    run_listed(halves, quick ? 1 : (int)(sizeof halves / sizeof *halves), &halves_rotation, tally, nvar + 1, &rng);
 
     /* shapes the selector runs on 64x64 four-warp tiles whole (K short, 128x64 tiles too few to fill
      * the SMs; directly or after copies; the last two in place of the k groups, select_fp32): every
@@ -473,18 +488,9 @@ int main(void)
     static const int whole_w4[][4] = {{459, 576, 173, 2}, {1102, 420, 258, 2}, {413, 1043, 218, 1},
                                       {716, 469, 166, 3}, {1236, 361, 204, 0}, {1087, 1163, 321, 1},
                                       {512, 512, 128, 1}, {461, 321, 148, 3}};
-    const int nwhole = quick ? 1 : (int)(sizeof whole_w4 / sizeof *whole_w4);
-    for (int s = 0; s < nwhole; s++, c++) {
-        gemm_case t = listed_case(whole_w4[s]);
-        t.alpha = s == 3 ? 0.0f : -1.1f;
-        t.beta = betas[(s + 2) % 3];
-        t.lda = s ? pad_ld(t.transa ? t.k : t.m, s) : (t.transa ? t.k : t.m);
-        t.ldb = s ? pad_ld(t.transb ? t.n : t.k, s + 1) : (t.transb ? t.n : t.k);
-        t.ldc = s ? pad_ld(t.m, s + 2) : t.m;
-        t.off_c = s ? offsets[(s + 4) % 7] : 0;
-        t.off_work = 4 * (s % 4);
-        run_case(&t, tally, nvar + 1, &rng);
-    }
+    static const listed_rotation whole_w4_rotation = {-1.1f, 3, 2, 0, 2, 0, 4, 2};
+    run_listed(whole_w4, quick ? 1 : (int)(sizeof whole_w4 / sizeof *whole_w4), &whole_w4_rotation, tally, nvar + 1,
+               &rng);
 
     /* a variant that runs on this GPU (it takes an aligned 64 x 64 x 64 problem, or an aligned 896^3,
      * which the paired finish takes) must have run */
