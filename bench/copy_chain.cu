@@ -5,24 +5,17 @@
  * the inner plan alone: what the copy adds to a call. Usage: copy_chain [N]... (default 1000 1100
  * 1400 1536) */
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 #include <cuda_runtime.h>
 
+extern "C" {
+#include "bench_util.h"
+}
 #include "sgemm_internal.h"
 
 using namespace sgemm;
-
-#define CHECK(x)                                                                                                       \
-    do {                                                                                                               \
-        const cudaError_t e_ = (x);                                                                                    \
-        if (e_ != cudaSuccess) {                                                                                       \
-            printf("FAIL copy_chain: %s: %s\n", #x, cudaGetErrorString(e_));                                           \
-            exit(1);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 __global__ void empty_allowing()
 {
@@ -34,21 +27,21 @@ static cudaStream_t stream;
 template <class F> static double timed_us(F f)
 {
     cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
+    BENCH_CUDA(cudaEventCreate(&a));
+    BENCH_CUDA(cudaEventCreate(&b));
     double best = 1e30;
     for (int r = 0; r < 30; ++r) {
         f();
-        CHECK(cudaEventRecord(a, stream));
+        BENCH_CUDA(cudaEventRecord(a, stream));
         f();
-        CHECK(cudaEventRecord(b, stream));
-        CHECK(cudaEventSynchronize(b));
+        BENCH_CUDA(cudaEventRecord(b, stream));
+        BENCH_CUDA(cudaEventSynchronize(b));
         float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
+        BENCH_CUDA(cudaEventElapsedTime(&ms, a, b));
         best = std::min(best, 1e3 * ms);
     }
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
+    BENCH_CUDA(cudaEventDestroy(a));
+    BENCH_CUDA(cudaEventDestroy(b));
     return best;
 }
 
@@ -63,20 +56,17 @@ int main(int argc, char **argv)
         printf("copy_chain: no usable GPU\n");
         return 77;
     }
-    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const int nmax = *std::max_element(sizes.begin(), sizes.end());
     const size_t floats = (size_t)nmax * nmax, work_bytes = 4 * floats * sizeof(float) + (64u << 20);
     float *a, *b, *c;
     void *work;
-    CHECK(cudaMalloc(&a, floats * sizeof(float)));
-    CHECK(cudaMalloc(&b, floats * sizeof(float)));
-    CHECK(cudaMalloc(&c, floats * sizeof(float)));
-    CHECK(cudaMalloc(&work, work_bytes));
-    std::vector<float> h(floats);
-    for (size_t i = 0; i < floats; ++i)
-        h[i] = (float)((i * 2654435761u) % 1000) / 1000.0f - 0.5f;
-    CHECK(cudaMemcpy(a, h.data(), floats * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(b, h.data(), floats * sizeof(float), cudaMemcpyHostToDevice));
+    BENCH_CUDA(cudaMalloc(&a, floats * sizeof(float)));
+    BENCH_CUDA(cudaMalloc(&b, floats * sizeof(float)));
+    BENCH_CUDA(cudaMalloc(&c, floats * sizeof(float)));
+    BENCH_CUDA(cudaMalloc(&work, work_bytes));
+    bench_fill_device(a, floats, 1);
+    bench_fill_device(b, floats, 2);
     printf("n,copies,chain_us,inner_us,empty_then_inner_us,exposed_us,inner_plan\n");
     for (int n : sizes) {
         for (int copies : {(int)COPY_A, (int)(COPY_A | COPY_B)}) {
@@ -91,18 +81,18 @@ int main(int argc, char **argv)
             p.work = work, p.work_bytes = work_bytes, p.stream = stream, p.math = SHIM_SGEMM_FP32;
             shim_sgemm_args q;
             const shim_sgemm_variant *inner = copied_form_variant(&p, copies, &q);
-            CHECK(transpose_first_copy(&p, copies, &q)); /* q: the copies in the workspace, the rest after */
+            BENCH_CUDA(transpose_first_copy(&p, copies, &q)); /* q: the copies in the workspace, the rest after */
             shim_sgemm_args alone = q;
             alone.dependent = 0;
             const double chain = timed_us([&] {
                 shim_sgemm_args r;
-                CHECK(transpose_first_copy(&p, copies, &r));
-                CHECK(inner->launch(&r));
+                BENCH_CUDA(transpose_first_copy(&p, copies, &r));
+                BENCH_CUDA(inner->launch(&r));
             });
-            const double by_itself = timed_us([&] { CHECK(inner->launch(&alone)); });
+            const double by_itself = timed_us([&] { BENCH_CUDA(inner->launch(&alone)); });
             const double after_empty = timed_us([&] {
                 empty_allowing<<<1, 32, 0, stream>>>();
-                CHECK(inner->launch(&q));
+                BENCH_CUDA(inner->launch(&q));
             });
             char how[256];
             shim_sgemm_describe(inner, &q, how, sizeof how);

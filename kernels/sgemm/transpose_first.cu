@@ -7,8 +7,6 @@
  * K-contiguous operands into the workspace and hands the resulting problem to the FP32 ladder.
  * The products are the same FMAs in the same k order as any FP32 plan: only where the operands'
  * bytes sit changes. */
-#include <algorithm>
-#include <atomic>
 #include <cmath>
 
 #include "sgemm_device.cuh"
