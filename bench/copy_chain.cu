@@ -1,8 +1,10 @@
 /* What transpose_first's copy costs in place: per square n and per set of copies (A: TT, A and B:
  * TN), the copy followed by the inner plan as its programmatic dependent, the inner plan alone on
- * the same workspace, and an empty kernel followed by the inner plan (the chain's own cost), each
- * timed between events behind an untimed identical run (min of 30, µs). "exposed" is the chain less
- * the inner plan alone: what the copy adds to a call. Usage: copy_chain [N]... (default 1000 1100
+ * the same workspace, an empty kernel followed by the inner plan (the chain's own cost), and a
+ * plain 16-byte copy of the same bytes, untransposed, followed by the inner plan (what a transpose
+ * as fast as a copy would cost), each timed between events behind an untimed identical run (min of
+ * 30, µs). "exposed" is the chain less the inner plan alone: what the copy adds to a call;
+ * "plain_exposed" the same for the plain copy. Usage: copy_chain [N]... (default 1000 1100
  * 1400 1536) */
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +22,34 @@ using namespace sgemm;
 __global__ void empty_allowing()
 {
     asm volatile("griddepcontrol.launch_dependents;");
+}
+
+/* n0 float4s from s0 to d0 and n1 from s1 to d1, four a thread in flight (the transposing copy's
+ * 64 bytes a lane), a warp's load or store 512 contiguous bytes, allowing the dependent as each
+ * block ends, as the transposing copy does */
+__global__ void plain_copy(const float4 *s0, float4 *d0, size_t n0, const float4 *s1, float4 *d1, size_t n1)
+{
+    const size_t total = n0 + n1, first = (size_t)blockIdx.x * blockDim.x * 4 + threadIdx.x;
+    float4 v[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        const size_t i = first + (size_t)e * blockDim.x;
+        if (i < total)
+            v[e] = i < n0 ? s0[i] : s1[i - n0];
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        const size_t i = first + (size_t)e * blockDim.x;
+        if (i < total) {
+            if (i < n0)
+                d0[i] = v[e];
+            else
+                d1[i - n0] = v[e];
+        }
+    }
+    /* after the stores ("memory": without it the compiler may issue it first, and the inner plan's
+     * blocks are then placed among the copy's, the placement that runs one-wave plans 1.8x slower) */
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
 static cudaStream_t stream;
@@ -67,7 +97,7 @@ int main(int argc, char **argv)
     BENCH_CUDA(cudaMalloc(&work, work_bytes));
     bench_fill_device(a, floats, 1);
     bench_fill_device(b, floats, 2);
-    printf("n,copies,chain_us,inner_us,empty_then_inner_us,exposed_us,inner_plan\n");
+    printf("n,copies,chain_us,inner_us,empty_then_inner_us,exposed_us,plain_chain_us,plain_exposed_us,inner_plan\n");
     for (int n : sizes) {
         for (int copies : {(int)COPY_A, (int)(COPY_A | COPY_B)}) {
             shim_sgemm_args p;
@@ -94,10 +124,20 @@ int main(int argc, char **argv)
                 empty_allowing<<<1, 32, 0, stream>>>();
                 BENCH_CUDA(inner->launch(&q));
             });
+            /* the same bytes, untransposed, into where the copies go (the inner plan then reads
+             * them as its operands: finite values, the same time) */
+            const size_t n0 = (size_t)n * n / 4, n1 = copies == COPY_A ? 0 : n0;
+            const unsigned plain_blocks = (unsigned)((n0 + n1 + 1023) / 1024);
+            const double plain = timed_us([&] {
+                plain_copy<<<plain_blocks, 256, 0, stream>>>(
+                    reinterpret_cast<const float4 *>(a), reinterpret_cast<float4 *>(const_cast<float *>(q.a)), n0,
+                    reinterpret_cast<const float4 *>(b), reinterpret_cast<float4 *>(const_cast<float *>(q.b)), n1);
+                BENCH_CUDA(inner->launch(&q));
+            });
             char how[256];
             shim_sgemm_describe(inner, &q, how, sizeof how);
-            printf("%d,%s,%.2f,%.2f,%.2f,%.2f,\"%s\"\n", n, copies == COPY_A ? "A" : "AB", chain, by_itself,
-                   after_empty, chain - by_itself, how);
+            printf("%d,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,\"%s\"\n", n, copies == COPY_A ? "A" : "AB", chain, by_itself,
+                   after_empty, chain - by_itself, plain, plain - by_itself, how);
         }
     }
     return 0;

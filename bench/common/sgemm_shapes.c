@@ -21,6 +21,14 @@ bench_shape *bench_read_shapes(const char *path, const char *who, int *count, si
         return NULL;
     }
     max[0] = max[1] = max[2] = 1;
+    const char *pad_env = getenv("BENCH_LD_PAD");
+    const int pad = pad_env ? atoi(pad_env) : 0;
+    if (pad < 0) {
+        fprintf(stderr, "%s: BENCH_LD_PAD=%s: must be 0 or more\n", who, pad_env);
+        free(shapes);
+        fclose(in);
+        return NULL;
+    }
     int m, n, k;
     char ta, tb;
     while (fscanf(in, "%d %d %d %c %c", &m, &n, &k, &ta, &tb) == 5) {
@@ -40,8 +48,10 @@ bench_shape *bench_read_shapes(const char *path, const char *who, int *count, si
             }
             shapes = more;
         }
-        shapes[n_shapes++] = (bench_shape){m, n, k, ta == 'T', tb == 'T'};
-        const size_t sizes[3] = {(size_t)m * k, (size_t)k * n, (size_t)m * n};
+        shapes[n_shapes++] = (bench_shape){m, n, k, ta == 'T', tb == 'T', pad};
+        /* an operand of r rows (its leading dimension r + pad) and c columns */
+        const size_t sizes[3] = {ta == 'T' ? (size_t)(k + pad) * m : (size_t)(m + pad) * k,
+                                 tb == 'T' ? (size_t)(n + pad) * k : (size_t)(k + pad) * n, (size_t)(m + pad) * n};
         for (int i = 0; i < 3; i++)
             if (sizes[i] > max[i])
                 max[i] = sizes[i];
