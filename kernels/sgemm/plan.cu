@@ -500,16 +500,30 @@ plan plan_splitk_groups(const shim_sgemm_args *p)
  * reduction kernel or in pairs (the selector checks that part). A rule rather than a price: the model, whatever efficiency
  * it is given, prices this finish as it prices the others and picks whole tiles or the reduction */
 constexpr int HALVES_MIN_K = 512, HALVES_MAX_K = 1024, HALVES_BLOCKS_PER_SM = 3;
+/* Past K = 1024, up to the longest K measured there, the same plan in at most two waves of blocks
+ * (as measured there) where its pairs may run as the blocks would (cluster_placement_ok), chosen by
+ * price (split_halves_priced) */
+constexpr int HALVES_PRICED_MAX_K = 1500, HALVES_PRICED_MAX_WAVES = 2;
+
+bool split_halves_priced(const shim_sgemm_args *p)
+{
+    return p->k > HALVES_MAX_K;
+}
+
 plan plan_split_halves(const shim_sgemm_args *p)
 {
-    if (p->k < HALVES_MIN_K || p->k > HALVES_MAX_K || !operand_vec(p->a, p->lda) || !operand_vec(p->b, p->ldb) ||
-        !cluster_split_usable(TILE_64x64_W4))
+    if (p->k < HALVES_MIN_K || p->k > HALVES_PRICED_MAX_K || !operand_vec(p->a, p->lda) ||
+        !operand_vec(p->b, p->ldb) || !cluster_split_usable(TILE_64x64_W4))
         return plan_dp(p, TILE_64x64_W4);
     plan halves = split_plan(p, TILE_64x64_W4, 0, 2);
     halves.cluster = 2;
     const int64_t tiles = halves.split_tiles;
-    const bool fits = halves.splits == 2 && tiles >= 1 && 2 * tiles <= (int64_t)HALVES_BLOCKS_PER_SM * sm_count() &&
-                      cluster_split_max_active(TILE_64x64_W4, 2) >= tiles && plan_usable(halves);
+    const int64_t slots = (int64_t)config(TILE_64x64_W4).blocks_per_sm * sm_count();
+    const bool placed = split_halves_priced(p)
+                            ? 2 * tiles <= HALVES_PRICED_MAX_WAVES * slots && cluster_placement_ok(halves)
+                            : 2 * tiles <= (int64_t)HALVES_BLOCKS_PER_SM * sm_count() &&
+                                  cluster_split_max_active(TILE_64x64_W4, 2) >= tiles;
+    const bool fits = halves.splits == 2 && tiles >= 1 && placed && plan_usable(halves);
     return fits ? halves : plan_dp(p, TILE_64x64_W4);
 }
 

@@ -252,6 +252,15 @@ int variant_for_config(int cfg)
  * to get wrong */
 constexpr double SPLIT_MARGIN = 0.97;
 
+/* Two slices of 64x64w4 tiles in clusters past K = 1024 (plan_split_halves), taken by price: the
+ * model's estimate times this. The model prices every 64x64w4 plan of K 900-1500 at 1.2-1.3x its
+ * time (measured over model, medians: the halves 0.807, whole tiles 0.829; other configurations
+ * 0.87-1.05) (H200, 2026-11-28, bench/sgemm_plan_space on 120 shapes, bench/shapes/halves_priced.txt);
+ * with 0.85 bench/plan_regret finds every plan it changes there at 0.93-1.00 of the time before
+ * (1100^3-1152^3 and 1300^3-1344^3 every case, 1420x1074x1232 NN), where 0.80 also took it at
+ * 1184^3-1280^3, 1.05-1.09 slower, and 1.0 never */
+constexpr double HALVES_PRICE = 0.85;
+
 } // namespace
 
 cudaError_t scale_c_launch(const shim_sgemm_args *p)
@@ -412,7 +421,14 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
      * same tiles won whole (their efficiency in pipelined.cu): in place of them, the two slices in clusters ran
      * 0.954-1.000 of the time, on the whole 1148x436x896 NT 4.6 % slower (plan spaces, H200,
      * 2026-11-28) */
-    if (best == V_SPLITK || best == V_SPLITK_GROUPS || best == V_PIPE_64x64_W4) { /* plan_splitk's tiles and slices */
+    if (split_halves_priced(p)) {
+        const plan halves = plan_split_halves(p);
+        if (halves.cluster && HALVES_PRICE * plan_cost(p, halves) < best_cost) {
+            best_cost = HALVES_PRICE * plan_cost(p, halves);
+            best = V_SPLITK_HALVES;
+            best_cfg = TILE_64x64_W4;
+        }
+    } else if (best == V_SPLITK || best == V_SPLITK_GROUPS || best == V_PIPE_64x64_W4) { /* plan_splitk's tiles and slices */
         const plan halves = plan_split_halves(p), split = plan_splitk(p);
         if (halves.cluster && split.splits == 4 &&
             (int64_t)halves.split_tiles * halves.splits >= (int64_t)split.split_tiles * split.splits * 9 / 10) {
