@@ -4,9 +4,11 @@
  * plain 16-byte copy of the same bytes, untransposed, followed by the inner plan (what a transpose
  * as fast as a copy would cost), each timed between events behind an untimed identical run (min of
  * 30, µs). "exposed" is the chain less the inner plan alone: what the copy adds to a call;
- * "plain_exposed" the same for the plain copy. Usage: copy_chain [N]... (default 1000 1100
- * 1400 1536) */
+ * "plain_exposed" the same for the plain copy; "serial" the copy, then the inner plan launched
+ * only once it is done (not a dependent). Usage: copy_chain [N | MxNxK]... (default 1000 1100 1400
+ * 1536; TT copies A, TN A and B; COPY_CHAIN_INNER=VARIANT: that variant as the inner plan) */
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -77,18 +79,32 @@ template <class F> static double timed_us(F f)
 
 int main(int argc, char **argv)
 {
-    std::vector<int> sizes;
-    for (int i = 1; i < argc; ++i)
-        sizes.push_back(atoi(argv[i]));
+    struct mnk {
+        int m, n, k;
+    };
+    std::vector<mnk> sizes;
+    for (int i = 1; i < argc; ++i) {
+        mnk s;
+        const int got = sscanf(argv[i], "%dx%dx%d", &s.m, &s.n, &s.k);
+        if (got == 1)
+            s.n = s.k = s.m;
+        if ((got != 1 && got != 3) || s.m < 1 || s.n < 1 || s.k < 1) {
+            fprintf(stderr, "copy_chain: %s: expected N or MxNxK\n", argv[i]);
+            return 2;
+        }
+        sizes.push_back(s);
+    }
     if (sizes.empty())
-        sizes = {1000, 1100, 1400, 1536};
+        sizes = {{1000, 1000, 1000}, {1100, 1100, 1100}, {1400, 1400, 1400}, {1536, 1536, 1536}};
     if (cudaFree(0) != cudaSuccess) {
         printf("copy_chain: no usable GPU\n");
         return 77;
     }
     BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    const int nmax = *std::max_element(sizes.begin(), sizes.end());
-    const size_t floats = (size_t)nmax * nmax, work_bytes = 4 * floats * sizeof(float) + (64u << 20);
+    size_t floats = 1;
+    for (const mnk &s : sizes)
+        floats = std::max(floats, (size_t)std::max(s.m, s.n) * s.k);
+    const size_t work_bytes = 4 * floats * sizeof(float) + (64u << 20);
     float *a, *b, *c;
     void *work;
     BENCH_CUDA(cudaMalloc(&a, floats * sizeof(float)));
@@ -97,20 +113,28 @@ int main(int argc, char **argv)
     BENCH_CUDA(cudaMalloc(&work, work_bytes));
     bench_fill_device(a, floats, 1);
     bench_fill_device(b, floats, 2);
-    printf("n,copies,chain_us,inner_us,empty_then_inner_us,exposed_us,plain_chain_us,plain_exposed_us,inner_plan\n");
-    for (int n : sizes) {
+    printf("m,n,k,copies,chain_us,inner_us,empty_then_inner_us,exposed_us,plain_chain_us,plain_exposed_us,"
+           "serial_us,inner_plan\n");
+    for (const mnk &s : sizes) {
         for (int copies : {(int)COPY_A, (int)(COPY_A | COPY_B)}) {
             shim_sgemm_args p;
             memset(&p, 0, sizeof p);
             p.transa = 1;
             p.transb = copies == COPY_A ? 1 : 0; /* TT copies A, TN both */
-            p.m = p.n = p.k = n;
+            p.m = s.m, p.n = s.n, p.k = s.k;
             p.alpha = 1.0f;
             p.beta = 0.5f;
-            p.a = a, p.lda = n, p.b = b, p.ldb = n, p.c = c, p.ldc = n;
+            p.a = a, p.lda = s.k, p.b = b, p.ldb = p.transb ? s.n : s.k, p.c = c, p.ldc = s.m;
             p.work = work, p.work_bytes = work_bytes, p.stream = stream, p.math = SHIM_SGEMM_FP32;
             shim_sgemm_args q;
             const shim_sgemm_variant *inner = copied_form_variant(&p, copies, &q);
+            if (const char *name = getenv("COPY_CHAIN_INNER")) { /* a variant by name in place of the selector's */
+                inner = shim_sgemm_find(name);
+                if (!inner || !inner->accepts(&q)) {
+                    fprintf(stderr, "copy_chain: %s does not take the copied form of %dx%dx%d\n", name, s.m, s.n, s.k);
+                    return 2;
+                }
+            }
             BENCH_CUDA(transpose_first_copy(&p, copies, &q)); /* q: the copies in the workspace, the rest after */
             shim_sgemm_args alone = q;
             alone.dependent = 0;
@@ -126,7 +150,7 @@ int main(int argc, char **argv)
             });
             /* the same bytes, untransposed, into where the copies go (the inner plan then reads
              * them as its operands: finite values, the same time) */
-            const size_t n0 = (size_t)n * n / 4, n1 = copies == COPY_A ? 0 : n0;
+            const size_t n0 = (size_t)s.m * s.k / 4, n1 = copies == COPY_A ? 0 : (size_t)s.n * s.k / 4;
             const unsigned plain_blocks = (unsigned)((n0 + n1 + 1023) / 1024);
             const double plain = timed_us([&] {
                 plain_copy<<<plain_blocks, 256, 0, stream>>>(
@@ -134,10 +158,17 @@ int main(int argc, char **argv)
                     reinterpret_cast<const float4 *>(b), reinterpret_cast<float4 *>(const_cast<float *>(q.b)), n1);
                 BENCH_CUDA(inner->launch(&q));
             });
+            /* the copy, then the inner plan not a dependent: launched only once the copy is done */
+            const double serial = timed_us([&] {
+                shim_sgemm_args r;
+                BENCH_CUDA(transpose_first_copy(&p, copies, &r));
+                r.dependent = 0;
+                BENCH_CUDA(inner->launch(&r));
+            });
             char how[256];
             shim_sgemm_describe(inner, &q, how, sizeof how);
-            printf("%d,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,\"%s\"\n", n, copies == COPY_A ? "A" : "AB", chain, by_itself,
-                   after_empty, chain - by_itself, plain, plain - by_itself, how);
+            printf("%d,%d,%d,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,\"%s\"\n", s.m, s.n, s.k, copies == COPY_A ? "A" : "AB",
+                   chain, by_itself, after_empty, chain - by_itself, plain, plain - by_itself, serial, how);
         }
     }
     return 0;
