@@ -742,7 +742,16 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
     } else if constexpr (!ENTRY<CFG, MA, MB>::built) {
         return cudaErrorInvalidConfiguration;
     } else {
-        constexpr size_t smem = launch_smem<CFG, MA, MB, ENTRY>();
+        size_t smem = launch_smem<CFG, MA, MB, ENTRY>();
+        /* The k-group tiles are planned one block an SM (no more tiles than SMs), and their kernel
+         * fits two. Launched after transpose_first's copy as its programmatic dependent, their
+         * blocks were sometimes placed two to an SM as the copy's blocks left, and the product ran
+         * 1.7x its time (H200, 2026-11-28: 1313x728x1356 TN after both copies 138 µs, the same
+         * chain launched only after the copy 84, the plan alone 78; bench/copy_chain,
+         * docs/notes/sgemm.md "The k-group tiles two to an SM"): they take half an SM's shared
+         * memory, so that an SM holds one */
+        if constexpr (CFG::KG > 1)
+            smem = std::max(smem, one_block_an_sm_smem());
         void (*kernel)(const problem, const sched, float *) = ENTRY<CFG, MA, MB>::kernel();
         /* (also loads the kernel at its first use on the device, or refuses it: kernel_load.h) */
         const cudaError_t err = smem_attribute_once(kernel, (int)smem);

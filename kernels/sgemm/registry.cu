@@ -1,5 +1,6 @@
 /* The one table of SGEMM variants, and find / select / work_bytes / run. */
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -291,6 +292,30 @@ int sm_count()
         return 132;
     }();
     return count;
+}
+
+size_t one_block_an_sm_smem()
+{
+    static std::atomic<int> bytes[64]; /* by device: 0 not read yet, -1 none */
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+        cudaGetLastError();
+        return 0;
+    }
+    int b = bytes[dev].load(std::memory_order_relaxed);
+    if (b == 0) {
+        int per_sm = 0, per_block = 0;
+        if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+            per_sm > 0 && per_sm / 2 <= per_block) {
+            b = per_sm / 2; /* two such blocks and their reserved shared memory exceed the SM's */
+        } else {
+            cudaGetLastError();
+            b = -1;
+        }
+        bytes[dev].store(b, std::memory_order_relaxed);
+    }
+    return b > 0 ? (size_t)b : 0;
 }
 
 } // namespace sgemm
