@@ -500,9 +500,11 @@ plan plan_splitk_groups(const shim_sgemm_args *p)
  * reduction kernel or in pairs (the selector checks that part). A rule rather than a price: the model, whatever efficiency
  * it is given, prices this finish as it prices the others and picks whole tiles or the reduction */
 constexpr int HALVES_MIN_K = 512, HALVES_MAX_K = 1024, HALVES_BLOCKS_PER_SM = 3;
-/* Past K = 1024, up to the longest K measured there, the same plan in at most two waves of blocks
- * (as measured there) where its pairs may run as the blocks would (cluster_placement_ok), chosen by
- * price (split_halves_priced) */
+/* Past K = 1024, up to the longest K measured there, the same plan in more than one wave of blocks
+ * and at most two, where its pairs may run as the blocks would (cluster_placement_ok), chosen by
+ * price (split_halves_priced). In one wave or less it lost to the plans it displaced on 22 of 32
+ * random shapes (up to 1.15x: 654x1516x1124 TN, 528 blocks), beyond one wave it won 27 of 28 (H200,
+ * 2026-11-28, docs/notes/sgemm.md "The halves past K = 1024, by price") */
 constexpr int HALVES_PRICED_MAX_K = 1500, HALVES_PRICED_MAX_WAVES = 2;
 
 bool split_halves_priced(const shim_sgemm_args *p)
@@ -520,7 +522,8 @@ plan plan_split_halves(const shim_sgemm_args *p)
     const int64_t tiles = halves.split_tiles;
     const int64_t slots = (int64_t)config(TILE_64x64_W4).blocks_per_sm * sm_count();
     const bool placed = split_halves_priced(p)
-                            ? 2 * tiles <= HALVES_PRICED_MAX_WAVES * slots && cluster_placement_ok(halves)
+                            ? 2 * tiles > slots && 2 * tiles <= HALVES_PRICED_MAX_WAVES * slots &&
+                                  cluster_placement_ok(halves)
                             : 2 * tiles <= (int64_t)HALVES_BLOCKS_PER_SM * sm_count() &&
                                   cluster_split_max_active(TILE_64x64_W4, 2) >= tiles;
     const bool fits = halves.splits == 2 && tiles >= 1 && placed && plan_usable(halves);

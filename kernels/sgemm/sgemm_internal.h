@@ -193,8 +193,8 @@ plan plan_splitk_cluster(const shim_sgemm_args *p);
 plan plan_splitk_groups(const shim_sgemm_args *p);
 /* 64x64 tiles of four warps in two K slices, each tile's two blocks one cluster that adds them in
  * shared memory (plan.cluster 2), where that may run (K 512-1500, both operands by 16-byte copies;
- * up to K = 1024 at most three blocks an SM, beyond it at most two waves of pairs placed as the
- * blocks would be); plan.cluster 0 elsewhere. Up to K = 1024 the selector takes it only in place
+ * up to K = 1024 at most three blocks an SM, beyond it more than one wave of blocks and at most two,
+ * the pairs placed as the blocks would be); plan.cluster 0 elsewhere. Up to K = 1024 the selector takes it only in place
  * of a split in four slices finished by the reduction kernel or in pairs; beyond it
  * (split_halves_priced) by its price */
 plan plan_split_halves(const shim_sgemm_args *p);

@@ -476,13 +476,13 @@ int main(void)
 
     /* shapes the selector runs as two K slices of 64x64 four-warp tiles finished in clusters
      * (splitk_halves: K 512-1500, A and B by 16-byte copies, compute capability 9.0; up to K = 1024 at
-     * most three blocks an SM, beyond it up to two waves of pairs, chosen by price): a single row and a
+     * most three blocks an SM, beyond it more than one wave and up to two, chosen by price): a single row and a
      * single column, K at both ends of the range and odd, edges in m and n, padded operands, a
-     * misaligned C, alpha 0, beta 0 over a poisoned C; past K = 1024 TN (after both copies), TT with
-     * edges in one wave, and NT in two waves of pairs */
+     * misaligned C, alpha 0, beta 0 over a poisoned C; past K = 1024 (more than one wave of blocks
+     * there) TN after both copies, TT with edges, and NT in two waves of pairs */
     static const int halves[][4] = {{1, 900, 600, 1},       {520, 1, 1024, 2},     {777, 555, 513, 3},
                                     {512, 512, 512, 0},     {130, 1300, 1000, 1},  {640, 70, 767, 2},
-                                    {1100, 1100, 1100, 1}, {1313, 728, 1356, 3}, {1300, 1300, 1300, 2}};
+                                    {1100, 1100, 1100, 1}, {1313, 1100, 1356, 3}, {1300, 1300, 1300, 2}};
     static const listed_rotation halves_rotation = {1.3f, 4, 1, 1, 1, 0, 2, 0};
     run_listed(halves, quick ? 1 : (int)(sizeof halves / sizeof *halves), &halves_rotation, tally, nvar + 1, &rng);
 
