@@ -502,7 +502,7 @@ plan plan_splitk_groups(const shim_sgemm_args *p)
 constexpr int HALVES_MIN_K = 512, HALVES_MAX_K = 1024, HALVES_BLOCKS_PER_SM = 3;
 /* Past K = 1024, up to the longest K measured there, the same plan in more than one wave of blocks
  * and at most two, where its pairs may run as the blocks would (cluster_placement_ok), chosen by
- * price (split_halves_priced). In one wave or less it lost to the plans it displaced on 22 of 32
+ * price (split_halves_priced). In one wave or less it lost to the plans it displaced on 23 of 32
  * random shapes (up to 1.15x: 654x1516x1124 TN, 528 blocks), beyond one wave it won 27 of 28 (H200,
  * 2026-11-28, docs/notes/sgemm.md "The halves past K = 1024, by price") */
 constexpr int HALVES_PRICED_MAX_K = 1500, HALVES_PRICED_MAX_WAVES = 2;
