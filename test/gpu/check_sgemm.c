@@ -479,7 +479,8 @@ int main(void)
      * most three blocks an SM, beyond it more than one wave and up to two, chosen by price): a single row and a
      * single column, K at both ends of the range and odd, edges in m and n, padded operands, a
      * misaligned C, alpha 0, beta 0 over a poisoned C; past K = 1024 (more than one wave of blocks
-     * there) TN after both copies, TT with edges, and NT in two waves of pairs */
+     * there) TN after both copies, TT with edges (run by name: the selector splits 64x128 tiles in
+     * clusters there), and NT in two waves of pairs */
     static const int halves[][4] = {{1, 900, 600, 1},       {520, 1, 1024, 2},     {777, 555, 513, 3},
                                     {512, 512, 512, 0},     {130, 1300, 1000, 1},  {640, 70, 767, 2},
                                     {1100, 1100, 1100, 1}, {1313, 1100, 1356, 3}, {1300, 1300, 1300, 2}};
