@@ -5,7 +5,13 @@
  * as fast as a copy would cost), each timed between events behind an untimed identical run (min of
  * 30, µs). "exposed" is the chain less the inner plan alone: what the copy adds to a call;
  * "plain_exposed" the same for the plain copy; "serial" the copy, then the inner plan launched
- * only once it is done (not a dependent). Usage: copy_chain [N | MxNxK]... (default 1000 1100 1400
+ * only once it is done (not a dependent); "beside" the inner plan on its copied operands with the same
+ * copy launched just after it on a second stream into a workspace of its own (both done: what a copy
+ * overlapped with the product would cost at best, the two sharing the SMs), "copy" that copy alone;
+ * with COPY_CHAIN_IDLE_SMS=n, "idle_beside" the inner plan with a plain copy of the same bytes beside it
+ * on n blocks that fit only SMs without a block of the inner plan (idle_copy), "idle_copy" that copy
+ * alone (n: the SMs the inner plan leaves idle, e.g. 11 at 1400^3 on 121 tiles of one block an SM;
+ * -1 without it). Usage: copy_chain [N | MxNxK]... (default 1000 1100 1400
  * 1536; TT copies A, TN A and B; COPY_CHAIN_INNER=VARIANT: that variant as the inner plan) */
 #include <algorithm>
 #include <cstdio>
@@ -51,6 +57,34 @@ __global__ void plain_copy(const float4 *s0, float4 *d0, size_t n0, const float4
     }
     /* after the stores ("memory": the compiler may not move it above them) */
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+/* the same bytes as plain_copy, by a grid of a few blocks striding over them, each block holding
+ * `dynamic` bytes of shared memory it does not use: enough that it cannot share an SM with a block
+ * of the inner plan, so that it runs only on the SMs the inner plan leaves idle */
+__global__ void __launch_bounds__(1024) idle_copy(const float4 *s0, float4 *d0, size_t n0, const float4 *s1, float4 *d1,
+                                                  size_t n1)
+{
+    const size_t total = n0 + n1, step = (size_t)gridDim.x * blockDim.x * 4;
+    for (size_t first = (size_t)blockIdx.x * blockDim.x * 4 + threadIdx.x; first < total; first += step) {
+        float4 v[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const size_t i = first + (size_t)e * blockDim.x;
+            if (i < total)
+                v[e] = i < n0 ? s0[i] : s1[i - n0];
+        }
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const size_t i = first + (size_t)e * blockDim.x;
+            if (i < total) {
+                if (i < n0)
+                    d0[i] = v[e];
+                else
+                    d1[i - n0] = v[e];
+            }
+        }
+    }
 }
 
 static cudaStream_t stream;
@@ -100,20 +134,34 @@ int main(int argc, char **argv)
         return 77;
     }
     BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaStream_t side;
+    cudaEvent_t fork, join;
+    BENCH_CUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    BENCH_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    BENCH_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
     size_t floats = 1;
     for (const mnk &s : sizes)
         floats = std::max(floats, (size_t)std::max(s.m, s.n) * s.k);
     const size_t work_bytes = 4 * floats * sizeof(float) + (64u << 20);
     float *a, *b, *c;
-    void *work;
+    void *work, *work2;
     BENCH_CUDA(cudaMalloc(&a, floats * sizeof(float)));
     BENCH_CUDA(cudaMalloc(&b, floats * sizeof(float)));
     BENCH_CUDA(cudaMalloc(&c, floats * sizeof(float)));
     BENCH_CUDA(cudaMalloc(&work, work_bytes));
+    BENCH_CUDA(cudaMalloc(&work2, work_bytes));
     bench_fill_device(a, floats, 1);
     bench_fill_device(b, floats, 2);
     printf("m,n,k,copies,chain_us,inner_us,empty_then_inner_us,exposed_us,plain_chain_us,plain_exposed_us,"
-           "serial_us,inner_plan\n");
+           "serial_us,beside_us,copy_us,idle_beside_us,idle_copy_us,inner_plan\n");
+    const int idle_sms = getenv("COPY_CHAIN_IDLE_SMS") ? atoi(getenv("COPY_CHAIN_IDLE_SMS")) : 0;
+    int dev = 0, smem_sm = 0, smem_block = 0;
+    BENCH_CUDA(cudaGetDevice(&dev));
+    BENCH_CUDA(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    BENCH_CUDA(cudaDeviceGetAttribute(&smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    /* more than an SM holding a block of 66 KB (128x128 tiles, four stages) has left */
+    const int idle_smem = std::min(smem_block, smem_sm - (60 << 10));
+    BENCH_CUDA(cudaFuncSetAttribute(idle_copy, cudaFuncAttributeMaxDynamicSharedMemorySize, idle_smem));
     for (const mnk &s : sizes) {
         for (int copies : {(int)COPY_A, (int)(COPY_A | COPY_B)}) {
             shim_sgemm_args p;
@@ -164,10 +212,46 @@ int main(int argc, char **argv)
                 r.dependent = 0;
                 BENCH_CUDA(inner->launch(&r));
             });
+            /* the inner plan, and the copy into a workspace of its own on a second stream, launched
+             * after it: both are in flight together; the time until both are done */
+            shim_sgemm_args p2 = p;
+            p2.work = work2, p2.stream = side;
+            const double beside = timed_us([&] {
+                BENCH_CUDA(cudaEventRecord(fork, stream));
+                BENCH_CUDA(cudaStreamWaitEvent(side, fork, 0));
+                BENCH_CUDA(inner->launch(&alone));
+                shim_sgemm_args r2;
+                BENCH_CUDA(transpose_first_copy(&p2, copies, &r2));
+                BENCH_CUDA(cudaEventRecord(join, side));
+                BENCH_CUDA(cudaStreamWaitEvent(stream, join, 0));
+            });
+            const double copy_only = timed_us([&] {
+                shim_sgemm_args r;
+                BENCH_CUDA(transpose_first_copy(&p, copies, &r));
+            });
+            double idle_beside = -1, idle_alone = -1;
+            if (idle_sms > 0) {
+                auto idle = [&](cudaStream_t on) {
+                    idle_copy<<<idle_sms, 1024, idle_smem, on>>>(
+                        reinterpret_cast<const float4 *>(a), reinterpret_cast<float4 *>(static_cast<float *>(work2)), n0,
+                        reinterpret_cast<const float4 *>(b),
+                        reinterpret_cast<float4 *>(static_cast<float *>(work2) + floats), n1);
+                };
+                idle_beside = timed_us([&] {
+                    BENCH_CUDA(cudaEventRecord(fork, stream));
+                    BENCH_CUDA(cudaStreamWaitEvent(side, fork, 0));
+                    BENCH_CUDA(inner->launch(&alone));
+                    idle(side);
+                    BENCH_CUDA(cudaEventRecord(join, side));
+                    BENCH_CUDA(cudaStreamWaitEvent(stream, join, 0));
+                });
+                idle_alone = timed_us([&] { idle(stream); });
+            }
             char how[256];
             shim_sgemm_describe(inner, &q, how, sizeof how);
-            printf("%d,%d,%d,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,\"%s\"\n", s.m, s.n, s.k, copies == COPY_A ? "A" : "AB",
-                   chain, by_itself, after_empty, chain - by_itself, plain, plain - by_itself, serial, how);
+            printf("%d,%d,%d,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,\"%s\"\n", s.m, s.n, s.k,
+                   copies == COPY_A ? "A" : "AB", chain, by_itself, after_empty, chain - by_itself, plain, plain - by_itself,
+                   serial, beside, copy_only, idle_beside, idle_alone, how);
         }
     }
     return 0;
