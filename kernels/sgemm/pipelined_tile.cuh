@@ -730,6 +730,20 @@ template <class CFG, int MA, int MB, template <class, int, int> class ENTRY> con
     return std::max(smem_bytes<CFG, MA, MB>(), smem_floor_of<ENTRY<CFG, MA, MB>>::value);
 }
 
+/* whether the blocks of a launch of CFG's tiles each compute at least 2^23 FLOPs (some 20 µs at an SM's
+ * share of the FP32 rate): 128x128 tiles over 256 k and more; their shortest block, a K slice where
+ * the plan splits, a stream-K block's share of the tiles' k otherwise */
+constexpr double HEAVY_BLOCK_FLOPS = 8388608.0;
+template <class CFG> bool heavy_blocks(const problem &q, const sched &sc, const launch_at &at)
+{
+    double k = q.k;
+    if (sc.sk_blocks > 0)
+        k = (double)sc.ktiles * CFG::BK * sc.tiles_m * sc.tiles_n / sc.sk_blocks;
+    else if (sc.dp_tiles < at.blocks && sc.splits > 1)
+        k = sc.kslice;
+    return 2.0 * CFG::BM * CFG::BN * k >= HEAVY_BLOCK_FLOPS;
+}
+
 /* A kernel family for the launch tables: ENTRY<CFG, MA, MB>::kernel is its instantiation and
  * ENTRY<CFG, MA, MB>::built whether it exists for CFG. Launches it with the configuration's shared
  * memory, K16 falling back to K4 where it does not fit. Every kernel of a family calls
@@ -749,12 +763,22 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
          * 1.7x its time (H200, 2026-11-28: 1313x728x1356 TN after both copies 138 µs, the same
          * chain launched only after the copy 84, the plan alone 78; bench/copy_chain,
          * docs/notes/sgemm.md "The k-group tiles two to an SM"): they take half an SM's shared
-         * memory, so that an SM holds one */
-        if constexpr (CFG::KG > 1)
-            smem = std::max(smem, one_block_an_sm_smem());
+         * memory, so that an SM holds one. So does any other launch of at most one block an SM
+         * that runs as a dependent, where a block's product is long (heavy_blocks): 128x128 tiles
+         * after transpose_first's copy ran 1.5-1.8x their time in some runs (2000x1000x1500 TN
+         * 0.261 ms, 0.142 with the floor), and 121 of them at 1400^3 after a kernel reading 64 MB
+         * 243 µs where they run 126 alone. A block that must wait for a whole SM starts only once
+         * the copy's last blocks there are gone: short blocks lose more by that than they risk
+         * (docs/notes/sgemm.md, "One block an SM for every one-wave dependent") */
+        const size_t one_an_sm = one_block_an_sm_smem();
+        if (CFG::KG > 1 ||
+            (at.dependent && at.cluster <= 1 && at.blocks <= sm_count() && heavy_blocks<CFG>(q, sc, at)))
+            smem = std::max(smem, one_an_sm);
         void (*kernel)(const problem, const sched, float *) = ENTRY<CFG, MA, MB>::kernel();
-        /* (also loads the kernel at its first use on the device, or refuses it: kernel_load.h) */
-        const cudaError_t err = smem_attribute_once(kernel, (int)smem);
+        /* (also loads the kernel at its first use on the device, or refuses it: kernel_load.h). The
+         * limit is set once a device, so it admits both launches, with and without the floor */
+        const cudaError_t err =
+            smem_attribute_once(kernel, (int)std::max(launch_smem<CFG, MA, MB, ENTRY>(), one_an_sm));
         if (err != cudaSuccess)
             return err;
         if (at.cluster > 1)
