@@ -11,7 +11,10 @@
  * with COPY_CHAIN_IDLE_SMS=n, "idle_beside" the inner plan with a plain copy of the same bytes beside it
  * on n blocks that fit only SMs without a block of the inner plan (idle_copy), "idle_copy" that copy
  * alone (n: the SMs the inner plan leaves idle, e.g. 11 at 1400^3 on 121 tiles of one block an SM;
- * -1 without it). Usage: copy_chain [N | MxNxK]... (default 1000 1100 1400
+ * -1 without it); "copy_elsewhere" the copy into a workspace of its own, then the inner plan on copies
+ * made before (its dependent, as in the chain: the copy's timing and traffic without its data
+ * feeding the product), "through" a read of 64 MB of other memory then the inner plan as its
+ * dependent, "through_alone" that read alone. Usage: copy_chain [N | MxNxK]... (default 1000 1100 1400
  * 1536; TT copies A, TN A and B; COPY_CHAIN_INNER=VARIANT: that variant as the inner plan) */
 #include <algorithm>
 #include <cstdio>
@@ -87,6 +90,20 @@ __global__ void __launch_bounds__(1024) idle_copy(const float4 *s0, float4 *d0, 
     }
 }
 
+/* reads n float4 (summed, one word written a block so the loads stay), allowing the dependent as
+ * each block ends: traffic through L2 before the inner plan, touching none of its data */
+__global__ void stream_through(const float4 *src, size_t n, float *sink)
+{
+    float acc = 0.0f;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const float4 v = src[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == 12345.0f)
+        sink[blockIdx.x] = acc;
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
 static cudaStream_t stream;
 
 template <class F> static double timed_us(F f)
@@ -153,7 +170,13 @@ int main(int argc, char **argv)
     bench_fill_device(a, floats, 1);
     bench_fill_device(b, floats, 2);
     printf("m,n,k,copies,chain_us,inner_us,empty_then_inner_us,exposed_us,plain_chain_us,plain_exposed_us,"
-           "serial_us,beside_us,copy_us,idle_beside_us,idle_copy_us,inner_plan\n");
+           "serial_us,beside_us,copy_us,idle_beside_us,idle_copy_us,copy_elsewhere_us,through_us,through_alone_us,inner_plan\n");
+    const size_t through_n = (64u << 20) / sizeof(float4);
+    float4 *through_src;
+    float *sink;
+    BENCH_CUDA(cudaMalloc(&through_src, through_n * sizeof(float4)));
+    BENCH_CUDA(cudaMemset(through_src, 0, through_n * sizeof(float4)));
+    BENCH_CUDA(cudaMalloc(&sink, 4096 * sizeof(float)));
     const int idle_sms = getenv("COPY_CHAIN_IDLE_SMS") ? atoi(getenv("COPY_CHAIN_IDLE_SMS")) : 0;
     int dev = 0, smem_sm = 0, smem_block = 0;
     BENCH_CUDA(cudaGetDevice(&dev));
@@ -247,11 +270,25 @@ int main(int argc, char **argv)
                 });
                 idle_alone = timed_us([&] { idle(stream); });
             }
+            shim_sgemm_args p3 = p;
+            p3.work = work2;
+            const double elsewhere = timed_us([&] {
+                shim_sgemm_args r3;
+                BENCH_CUDA(transpose_first_copy(&p3, copies, &r3));
+                BENCH_CUDA(inner->launch(&q));
+            });
+            const double through = timed_us([&] {
+                stream_through<<<1056, 256, 0, stream>>>(through_src, through_n, sink);
+                BENCH_CUDA(inner->launch(&q));
+            });
+            const double through_alone =
+                timed_us([&] { stream_through<<<1056, 256, 0, stream>>>(through_src, through_n, sink); });
             char how[256];
             shim_sgemm_describe(inner, &q, how, sizeof how);
-            printf("%d,%d,%d,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,\"%s\"\n", s.m, s.n, s.k,
-                   copies == COPY_A ? "A" : "AB", chain, by_itself, after_empty, chain - by_itself, plain, plain - by_itself,
-                   serial, beside, copy_only, idle_beside, idle_alone, how);
+            printf("%d,%d,%d,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,\"%s\"\n", s.m,
+                   s.n, s.k, copies == COPY_A ? "A" : "AB", chain, by_itself, after_empty, chain - by_itself, plain,
+                   plain - by_itself, serial, beside, copy_only, idle_beside, idle_alone, elsewhere, through,
+                   through_alone, how);
         }
     }
     return 0;
