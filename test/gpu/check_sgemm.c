@@ -498,6 +498,15 @@ int main(void)
     run_listed(whole_w4, quick ? 1 : (int)(sizeof whole_w4 / sizeof *whole_w4), &whole_w4_rotation, tally, nvar + 1,
                &rng);
 
+    /* one-wave dependents with heavy blocks (launch_modes: such a launch after transpose_first's copy
+     * takes half an SM's shared memory, one block an SM): 128x128 tiles of one wave after the copies,
+     * TN with both operands copied (the first as the selector plans it, beta 0 over a poisoned C),
+     * then NN with B copied, padded operands, a misaligned A and C, edges in m and n */
+    static const int heavy_dependent[][4] = {{1385, 1186, 339, 1}, {1380, 1176, 1009, 0}};
+    static const listed_rotation heavy_rotation = {0.8f, -1, 0, 0, 1, 1, 2, 2};
+    run_listed(heavy_dependent, quick ? 1 : (int)(sizeof heavy_dependent / sizeof *heavy_dependent), &heavy_rotation,
+               tally, nvar + 1, &rng);
+
     /* a variant that runs on this GPU (it takes an aligned 64 x 64 x 64 problem, or an aligned 896^3,
      * which the paired finish takes) must have run */
     for (int i = 0; i < nvar; i++) {
