@@ -35,12 +35,11 @@ __global__ void empty_allowing()
     asm volatile("griddepcontrol.launch_dependents;");
 }
 
-/* n0 float4s from s0 to d0 and n1 from s1 to d1, four a thread in flight (the transposing copy's
- * 64 bytes a lane), a warp's load or store 512 contiguous bytes, allowing the dependent as each
- * block ends, as the transposing copy does */
-__global__ void plain_copy(const float4 *s0, float4 *d0, size_t n0, const float4 *s1, float4 *d1, size_t n1)
+/* the four float4s of the span n0 (s0 -> d0) then n1 (s1 -> d1), total n0 + n1, that a thread copies
+ * from index first on, blockDim.x apart: all loads in flight before the stores */
+__device__ __forceinline__ void copy_four(size_t first, size_t total, const float4 *s0, float4 *d0, size_t n0,
+                                          const float4 *s1, float4 *d1)
 {
-    const size_t total = n0 + n1, first = (size_t)blockIdx.x * blockDim.x * 4 + threadIdx.x;
     float4 v[4];
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
@@ -58,6 +57,14 @@ __global__ void plain_copy(const float4 *s0, float4 *d0, size_t n0, const float4
                 d1[i - n0] = v[e];
         }
     }
+}
+
+/* n0 float4s from s0 to d0 and n1 from s1 to d1, four a thread in flight (the transposing copy's
+ * 64 bytes a lane), a warp's load or store 512 contiguous bytes, allowing the dependent as each
+ * block ends, as the transposing copy does */
+__global__ void plain_copy(const float4 *s0, float4 *d0, size_t n0, const float4 *s1, float4 *d1, size_t n1)
+{
+    copy_four((size_t)blockIdx.x * blockDim.x * 4 + threadIdx.x, n0 + n1, s0, d0, n0, s1, d1);
     /* after the stores ("memory": the compiler may not move it above them) */
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
@@ -69,25 +76,8 @@ __global__ void __launch_bounds__(1024) idle_copy(const float4 *s0, float4 *d0, 
                                                   size_t n1)
 {
     const size_t total = n0 + n1, step = (size_t)gridDim.x * blockDim.x * 4;
-    for (size_t first = (size_t)blockIdx.x * blockDim.x * 4 + threadIdx.x; first < total; first += step) {
-        float4 v[4];
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const size_t i = first + (size_t)e * blockDim.x;
-            if (i < total)
-                v[e] = i < n0 ? s0[i] : s1[i - n0];
-        }
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const size_t i = first + (size_t)e * blockDim.x;
-            if (i < total) {
-                if (i < n0)
-                    d0[i] = v[e];
-                else
-                    d1[i - n0] = v[e];
-            }
-        }
-    }
+    for (size_t first = (size_t)blockIdx.x * blockDim.x * 4 + threadIdx.x; first < total; first += step)
+        copy_four(first, total, s0, d0, n0, s1, d1);
 }
 
 /* reads n float4 (summed, one word written a block so the loads stay), allowing the dependent as
@@ -237,16 +227,21 @@ int main(int argc, char **argv)
             });
             /* the inner plan, and the copy into a workspace of its own on a second stream, launched
              * after it: both are in flight together; the time until both are done */
+            auto inner_beside = [&](auto copy_on_side) {
+                return timed_us([&] {
+                    BENCH_CUDA(cudaEventRecord(fork, stream));
+                    BENCH_CUDA(cudaStreamWaitEvent(side, fork, 0));
+                    BENCH_CUDA(inner->launch(&alone));
+                    copy_on_side();
+                    BENCH_CUDA(cudaEventRecord(join, side));
+                    BENCH_CUDA(cudaStreamWaitEvent(stream, join, 0));
+                });
+            };
             shim_sgemm_args p2 = p;
             p2.work = work2, p2.stream = side;
-            const double beside = timed_us([&] {
-                BENCH_CUDA(cudaEventRecord(fork, stream));
-                BENCH_CUDA(cudaStreamWaitEvent(side, fork, 0));
-                BENCH_CUDA(inner->launch(&alone));
+            const double beside = inner_beside([&] {
                 shim_sgemm_args r2;
                 BENCH_CUDA(transpose_first_copy(&p2, copies, &r2));
-                BENCH_CUDA(cudaEventRecord(join, side));
-                BENCH_CUDA(cudaStreamWaitEvent(stream, join, 0));
             });
             const double copy_only = timed_us([&] {
                 shim_sgemm_args r;
@@ -260,14 +255,7 @@ int main(int argc, char **argv)
                         reinterpret_cast<const float4 *>(b),
                         reinterpret_cast<float4 *>(static_cast<float *>(work2) + floats), n1);
                 };
-                idle_beside = timed_us([&] {
-                    BENCH_CUDA(cudaEventRecord(fork, stream));
-                    BENCH_CUDA(cudaStreamWaitEvent(side, fork, 0));
-                    BENCH_CUDA(inner->launch(&alone));
-                    idle(side);
-                    BENCH_CUDA(cudaEventRecord(join, side));
-                    BENCH_CUDA(cudaStreamWaitEvent(stream, join, 0));
-                });
+                idle_beside = inner_beside([&] { idle(side); });
                 idle_alone = timed_us([&] { idle(stream); });
             }
             shim_sgemm_args p3 = p;
