@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "assumed_capacity.h"
 #include "sgemm_internal.h"
 #include "sgemm_shapes.h"
 
@@ -79,21 +80,9 @@ int main(int argc, char **argv)
      * sgemm_plan_space printed them, 2026-11-27), for spaces measured there; it moves picks only in a
      * build whose selector plans them (a948775-f0d7e66; main's does not, docs/notes/sgemm.md) */
     if (const char *cl = getenv("PLAN_REGRET_CLUSTERS"); cl && strcmp(cl, "h200") == 0) {
-        static const int cap128x128[] = {0, 132, 132, 79, 62, 47, 39, 32, 30};
-        static const int cap128x64[] = {0, 198, 198, 124, 92, 69, 62, 47, 45};
-        static const int cap64x64[] = {0, 396, 396, 248, 186, 146, 124, 101, 92};
-        static const int cap64x64w4[] = {0, 264, 264, 163, 124, 94, 79, 69, 62}; /* 2026-11-28 */
         /* PLAN_REGRET_HALVES=0: no 64x64w4 clusters, so the selector plans as before plan_split_halves */
         const char *halves = getenv("PLAN_REGRET_HALVES");
-        const bool no_halves = halves && strcmp(halves, "0") == 0;
-        for (int s = 2; s <= CLUSTER_MAX_SPLITS; ++s) {
-            for (int cfg : {TILE_128x128, TILE_128x128_K8, TILE_128x128_W4})
-                assume_cluster_capacity(cfg, s, cap128x128[s]);
-            for (int cfg : {TILE_128x64, TILE_64x128})
-                assume_cluster_capacity(cfg, s, cap128x64[s]);
-            assume_cluster_capacity(TILE_64x64, s, cap64x64[s]);
-            assume_cluster_capacity(TILE_64x64_W4, s, no_halves ? 0 : cap64x64w4[s]);
-        }
+        assume_h200_cluster_capacities(!(halves && strcmp(halves, "0") == 0));
     }
     std::map<std::string, shape_data> shapes;
     std::vector<std::string> order;

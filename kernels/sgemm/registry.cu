@@ -262,6 +262,16 @@ constexpr double SPLIT_MARGIN = 0.97;
  * 1184^3-1280^3, 1.05-1.09 slower, and 1.0 never */
 constexpr double HALVES_PRICE = 0.85;
 
+/* In place of a split of at least this many slices finished by the reduction kernel, the halves
+ * where their blocks are one an SM at most and more than two thirds of the SMs: their pairs then
+ * all run at once, each block a 64x64 tile's half of K, against more, shorter blocks and a
+ * reduction after. Measured on 71 random shapes of K 512-1024 where the selector took such a split
+ * and the halves could run (H200, 2026-11-29, bench/shapes/halves_many_slices.txt,
+ * docs/notes/sgemm.md "The halves in place of many slices"): at 90-132 blocks of the halves 0.68-0.93
+ * of the split's time, every one of 35 (512^3 TN 0.75; geometric mean 0.83); at 88 and fewer
+ * 0.97-1.60; past one an SM (140-312 blocks) 1.00-1.26, as the blocks of some SMs then run twice */
+constexpr int HALVES_MANY_SLICES = 5;
+
 } // namespace
 
 cudaError_t scale_c_launch(const shim_sgemm_args *p)
@@ -445,7 +455,8 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
      * which it does not replace. The model's estimate kept, an upper bound here. So also where the
      * same tiles won whole (their efficiency in pipelined.cu): in place of them, the two slices in clusters ran
      * 0.954-1.000 of the time, on the whole 1148x436x896 NT 4.6 % slower (plan spaces, H200,
-     * 2026-11-28) */
+     * 2026-11-28). And in place of a split of five or more slices where the halves' blocks fill
+     * most of one wave (HALVES_MANY_SLICES) */
     if (split_halves_priced(p)) {
         const plan halves = plan_split_halves(p);
         if (halves.cluster && HALVES_PRICE * plan_cost(p, halves) < best_cost) {
@@ -455,8 +466,11 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
         }
     } else if (best == V_SPLITK || best == V_SPLITK_GROUPS || best == V_PIPE_64x64_W4) { /* plan_splitk's tiles and slices */
         const plan halves = plan_split_halves(p), split = plan_splitk(p);
-        if (halves.cluster && split.splits == 4 &&
-            (int64_t)halves.split_tiles * halves.splits >= (int64_t)split.split_tiles * split.splits * 9 / 10) {
+        const int64_t blocks = (int64_t)halves.split_tiles * halves.splits, sms = sm_count();
+        const bool as_many = split.splits == 4 && blocks >= (int64_t)split.split_tiles * split.splits * 9 / 10;
+        const bool one_an_sm = best == V_SPLITK && split.splits >= HALVES_MANY_SLICES && 3 * blocks > 2 * sms &&
+                               blocks <= sms;
+        if (halves.cluster && (as_many || one_an_sm)) {
             best = V_SPLITK_HALVES;
             best_cfg = TILE_64x64_W4;
         }

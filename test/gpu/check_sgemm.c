@@ -487,6 +487,16 @@ int main(void)
     static const listed_rotation halves_rotation = {1.3f, 4, 1, 1, 1, 0, 2, 0};
     run_listed(halves, quick ? 1 : (int)(sizeof halves / sizeof *halves), &halves_rotation, tally, nvar + 1, &rng);
 
+    /* shapes whose split in five or more slices the selector replaces by the halves, their blocks
+     * filling most of one wave (HALVES_MANY_SLICES): 512^3 TN as planned, then TT, NT and NN with
+     * edges, TN after both copies (K odd), padded operands, a misaligned C, alpha 0, beta 0 over a
+     * poisoned C */
+    static const int many_slices[][4] = {{512, 512, 512, 1}, {1320, 140, 924, 3}, {300, 780, 800, 2},
+                                         {900, 252, 684, 0}, {610, 258, 681, 1}, {648, 364, 912, 3}};
+    static const listed_rotation many_slices_rotation = {-0.9f, 3, 0, 1, 1, 0, 2, 2};
+    run_listed(many_slices, quick ? 1 : (int)(sizeof many_slices / sizeof *many_slices), &many_slices_rotation,
+               tally, nvar + 1, &rng);
+
     /* shapes the selector runs on 64x64 four-warp tiles whole (K short, 128x64 tiles too few to fill
      * the SMs; directly or after copies; the last two in place of the k groups, select_fp32): every
      * case, edges in m and n, the first aligned as the selector plans it, then padded operands, a

@@ -1,0 +1,55 @@
+/* The FP32 selector's choices where thread-block clusters run, without a GPU: the cluster
+ * capacities of an H200 assumed (assumed_capacity.h), the plans it takes for shapes whose measured
+ * choice is recorded in kernels/sgemm/registry.cu. Exit 77 (skipped) where a GPU of another SM count
+ * answers sm_count: the rules count blocks against the SMs. */
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "assumed_capacity.h"
+#include "sgemm_internal.h"
+
+static int failures, cases;
+
+/* expect "^text": a plan description starting with text; otherwise text anywhere in it */
+static void choice(int m, int n, int k, int ta, int tb, const char *expect)
+{
+    shim_sgemm_args p;
+    memset(&p, 0, sizeof p);
+    p.transa = ta, p.transb = tb, p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.beta = 0.0f;
+    p.lda = ta ? k : m, p.ldb = tb ? n : k, p.ldc = m, p.math = SHIM_SGEMM_FP32;
+    p.a = (const float *)(uintptr_t)4096, p.b = (const float *)(uintptr_t)4096;
+    p.c = (float *)(uintptr_t)8192;
+    char how[256];
+    shim_sgemm_describe(shim_sgemm_select(&p), &p, how, sizeof how);
+    cases++;
+    const bool prefix = expect[0] == '^';
+    const bool found = prefix ? strncmp(how, expect + 1, strlen(expect + 1)) == 0 : strstr(how, expect) != nullptr;
+    if (!found) {
+        printf("FAIL sgemm %dx%dx%d %c%c: runs %s, expected %s%s\n", m, n, k, "NT"[ta], "NT"[tb], how,
+               prefix ? "a plan starting " : "", expect + prefix);
+        failures++;
+    }
+}
+
+int main()
+{
+    if (sgemm::sm_count() != 132) {
+        printf("skipped: the device has %d SMs, the H200's capacities assume 132\n", sgemm::sm_count());
+        return 77;
+    }
+    sgemm::assume_h200_cluster_capacities(true);
+    /* a split of every tile in four slices: the halves in its place (same blocks) */
+    choice(512, 512, 512, 0, 0, "^splitk_halves");
+    /* five or more slices finished by the reduction kernel, the halves' blocks 90-132 (one an SM at
+     * most, more than two thirds of the SMs): the halves (HALVES_MANY_SLICES) */
+    choice(512, 512, 512, 1, 0, "^splitk_halves (tiles of 64x64w4: 0 whole, 64 in 2 K slices");
+    choice(1320, 140, 924, 1, 1, "^splitk_halves");
+    choice(300, 780, 800, 0, 1, "^splitk_halves (tiles of 64x64w4: 0 whole, 65 in 2 K slices");
+    choice(610, 258, 681, 1, 0, "^transpose_first: AB copied, then splitk_halves");
+    /* the same splits where the halves' blocks would be 140 (some SMs twice) or 88: the split stays */
+    choice(280, 884, 668, 1, 0, "^splitk (");
+    choice(68, 1388, 712, 0, 0, "^splitk (");
+    printf("cluster choices: %d cases, %d failures\n", cases, failures);
+    return failures ? 1 : 0;
+}
