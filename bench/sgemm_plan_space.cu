@@ -146,7 +146,7 @@ std::vector<candidate> plans_of(const shim_sgemm_args *p)
         }
         if (c.streamk) {
             const int64_t units = (int64_t)dp.dp_tiles * cdiv(std::max(p->k, 1), c.bk);
-            for (int per = 1; per <= c.blocks_per_sm; ++per) {
+            for (int per = 1; per <= c.streamk; ++per) {
                 const int64_t blocks = std::min<int64_t>((int64_t)per * sms, units / 4);
                 if (blocks < 1 || units > INT32_MAX)
                     continue;

@@ -28,7 +28,8 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
                                double k4_scale = 1.0, bool c16 = false)
 {
     return tile_config{name,       CFG::BM,    CFG::BN,   CFG::BK, CFG::THREADS, blocks_per_sm,
-                       CFG::SMEM,  efficiency, fits<CFG, LOAD_K16, LOAD_K16>(), streamk_built<CFG>(), CFG::SPLIT,
+                       CFG::SMEM,  efficiency, fits<CFG, LOAD_K16, LOAD_K16>(),
+                       std::min(streamk_blocks<CFG>(), blocks_per_sm), CFG::SPLIT,
                        k_face,     CFG::KG > 1, k4_scale, c16};
 }
 

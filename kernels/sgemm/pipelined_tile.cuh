@@ -664,13 +664,22 @@ using configs_in_order = std::tuple<cfg_128x128, cfg_128x256, cfg_128x64, cfg_64
                                     cfg_64x64_w4>;
 static_assert(std::tuple_size<configs_in_order>::value == TILE_CONFIGS, "one configuration per tile_config_id");
 
-/* the configurations built with a stream-K kernel beside the data-parallel one: one k group, k
- * tiles of 16, at least two blocks an SM (with one, stream-K's balance has nothing to gain over
- * whole tiles) and room for 160 registers a thread (at 128, 128x128's loop over tiles spills
- * 400 bytes a thread) */
+/* the blocks an SM of a configuration's stream-K kernel, built beside the data-parallel one (0: not
+ * built): one k group and k tiles of 16, and either at least two blocks an SM with room for 160
+ * registers a thread (at 128, 128x128's loop over tiles spills 400 bytes a thread), or one block
+ * an SM of eight warps of 8x8 sums (128x128, up to 255 registers: its one-wave launches, 121 tiles at
+ * 1400^3, leave SMs idle that stream-K gives a share; with 8x16 sums a thread the loop's banks
+ * collided at 255 registers, docs/notes/sgemm.md "The 8-warp tiles by stream-K") */
+template <class CFG> constexpr int streamk_blocks()
+{
+    return CFG::KG != 1 || CFG::BK != 16                                                       ? 0
+           : CFG::MIN_BLOCKS >= 2 && 65536 / (CFG::THREADS * CFG::MIN_BLOCKS) >= 160            ? CFG::MIN_BLOCKS
+           : CFG::THREADS == 256 && CFG::TM * CFG::TN == 64 && 65536 / CFG::THREADS >= 160 ? 1
+                                                                                                : 0;
+}
 template <class CFG> constexpr bool streamk_built()
 {
-    return CFG::KG == 1 && CFG::BK == 16 && CFG::MIN_BLOCKS >= 2 && 65536 / (CFG::THREADS * CFG::MIN_BLOCKS) >= 160;
+    return streamk_blocks<CFG>() > 0;
 }
 
 /* how each operand of p reaches shared memory under configuration c */

@@ -420,8 +420,17 @@ plan plan_streamk(const shim_sgemm_args *p)
             continue;
         plan pl = plan_dp(p, cfg);
         const int64_t tiles = pl.dp_tiles, units = tiles * ceil_div(std::max(p->k, 1), c.bk);
-        /* a full wave of blocks, or one block an SM fewer (SK_IMBALANCE_2) */
-        for (int per = std::max(1, c.blocks_per_sm - 1); per <= c.blocks_per_sm; ++per) {
+        /* a kernel of one block an SM (128x128): where its whole tiles are one wave that leaves at
+         * most an eighth of the SMs idle (1300^3-1408^3: 121 tiles), and C is 16-byte capable (the
+         * stream-K kernel's stores are not staged; c16 in config_planned). The model prices it
+         * above the whole tiles there (its fixed and partial-tile terms, fitted on the other
+         * configurations), so the selector does not take it: the streamk variant runs it by name and
+         * bench/sgemm_plan_space times it (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
+        if (c.streamk == 1 && (tiles >= sms || 8 * tiles < 7 * (int64_t)sms || !operand_vec(p->c, p->ldc)))
+            continue;
+        /* a full wave of blocks, or one block an SM fewer (SK_IMBALANCE_2), as many an SM as its
+         * stream-K kernel holds */
+        for (int per = std::max(1, c.streamk - 1); per <= c.streamk; ++per) {
             const int64_t blocks = std::min<int64_t>((int64_t)per * sms, units / SK_MIN_UNITS);
             /* the kernel counts units in 32 bits */
             if (tiles < 1 || blocks < 1 || units > INT32_MAX || (p->transa && tiles > blocks))

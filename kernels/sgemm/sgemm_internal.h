@@ -112,7 +112,7 @@ struct tile_config {
                         * planned (runs by its variant's name only, until measured) */
     bool k16;          /* K-contiguous operands may go by 16-byte copies and a shared-memory
                         * transpose (no block per SM lost, no spills) */
-    bool streamk;      /* built with a stream-K kernel too (plan.sk_blocks) */
+    int streamk;       /* blocks an SM of its stream-K kernel (plan.sk_blocks; 0: none built) */
     bool split;        /* built with the split-K path (plans with split_tiles) */
     /* planned only where every K-contiguous operand faces a tile side at least this long and every
      * other operand goes by 16-byte copies (0: wherever efficiency allows): see config_planned */

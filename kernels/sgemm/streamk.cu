@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(ZERO_THREADS) zero_counters(int *__restrict__ 
  * kernel), and it ran 12-14 % slower than the data-parallel kernel on the same tiles
  * (docs/notes/sgemm.md). A block finishes at most two tiles: its first and its last. */
 template <class CFG, int MODE_A, int MODE_B>
-__global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
+__global__ void __launch_bounds__(CFG::THREADS, streamk_blocks<CFG>() > 0 ? streamk_blocks<CFG>() : 1)
     pipelined_streamk_kernel(const problem p, const sched sc, float *__restrict__ ws)
 {
     static_assert(CFG::KG == 1, "stream-K runs one k group");

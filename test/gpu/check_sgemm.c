@@ -497,6 +497,16 @@ int main(void)
     run_listed(many_slices, quick ? 1 : (int)(sizeof many_slices / sizeof *many_slices), &many_slices_rotation,
                tally, nvar + 1, &rng);
 
+    /* stream-K over 128x128 tiles, one block an SM (streamk_blocks), where the whole tiles are one
+     * wave of 121 and C is 16-byte capable: the plan the streamk variant runs by name for these NT
+     * shapes (the selector does not take it): as planned, K short and long, edges, beta 0 over a
+     * poisoned C, alpha 0 */
+    static const int sk_one_an_sm[][4] = {{1400, 1400, 1400, 2}, {1408, 1380, 1500, 2}, {1400, 1400, 300, 2},
+                                          {1300, 1300, 1300, 2}};
+    static const listed_rotation sk_one_an_sm_rotation = {0.8f, 3, 0, 1, 2, 0, 6, 2};
+    run_listed(sk_one_an_sm, quick ? 1 : (int)(sizeof sk_one_an_sm / sizeof *sk_one_an_sm), &sk_one_an_sm_rotation,
+               tally, nvar + 1, &rng);
+
     /* shapes the selector runs on 64x64 four-warp tiles whole (K short, 128x64 tiles too few to fill
      * the SMs; directly or after copies; the last two in place of the k groups, select_fp32): every
      * case, edges in m and n, the first aligned as the selector plans it, then padded operands, a
