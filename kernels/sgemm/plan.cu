@@ -422,10 +422,11 @@ plan plan_streamk(const shim_sgemm_args *p)
         const int64_t tiles = pl.dp_tiles, units = tiles * ceil_div(std::max(p->k, 1), c.bk);
         /* a kernel of one block an SM (128x128): where its whole tiles are one wave that leaves at
          * most an eighth of the SMs idle (1300^3-1408^3: 121 tiles), and C is 16-byte capable (the
-         * stream-K kernel's stores are not staged; c16 in config_planned). The model prices it
-         * above the whole tiles there (its fixed and partial-tile terms, fitted on the other
-         * configurations), so the selector does not take it: the streamk variant runs it by name and
-         * bench/sgemm_plan_space times it (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
+         * stream-K kernel's stores are not staged; c16 in config_planned). The selector does not
+         * take it (the model prices it above the whole tiles, within SPLIT_MARGIN at long K): the
+         * streamk variant runs it by name and bench/sgemm_plan_space times it. Against the whole
+         * tiles (H200, 2026-11-29): 1400^3 NT 1.01 of their time, 1300^3 NT 1.04, 1400x1400x300 NT
+         * 1.29, 1400x1400x4000 NT 0.94 (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
         if (c.streamk == 1 && (tiles >= sms || 8 * tiles < 7 * (int64_t)sms || !operand_vec(p->c, p->ldc)))
             continue;
         /* a full wave of blocks, or one block an SM fewer (SK_IMBALANCE_2), as many an SM as its
