@@ -272,6 +272,11 @@ constexpr double HALVES_PRICE = 0.85;
  * 0.97-1.60; past one an SM (140-312 blocks) 1.00-1.26, as the blocks of some SMs then run twice */
 constexpr int HALVES_MANY_SLICES = 5;
 
+/* the shortest K at which one wave of 128x128 whole tiles gives way to stream-K over every SM
+ * (select_fp32_planned): about where the idle SMs' share (11 of 132 at 121 tiles) of a whole tile's
+ * time passes 15 us, some 3 us over the plan's own work measured at K 1400-4000 */
+constexpr int SK_ONE_AN_SM_MIN_K = 2560;
+
 } // namespace
 
 cudaError_t scale_c_launch(const shim_sgemm_args *p)
@@ -475,6 +480,14 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
             best_cfg = TILE_64x64_W4;
         }
     }
+    /* one wave of 128x128 whole tiles that leaves SMs idle, where K is long enough for their share
+     * to outrun stream-K's own work (some 8-12 us): stream-K over every SM, as plan_streamk offers it
+     * there (one block an SM, streamk_blocks). Against the whole tiles (H200, 2026-11-29,
+     * bench/sgemm_plan_space): 1400x1400x4000 NT 0.94 of their time, at K 1400-1500 1.01, at K 300
+     * 1.29; the estimate kept (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
+    if (best == V_PIPE_128x128 && p->k >= SK_ONE_AN_SM_MIN_K && plan_streamk(p).cfg == TILE_128x128 &&
+        plan_streamk(p).sk_blocks > 0)
+        best = V_STREAMK;
     *seconds = best_cost;
     return register_staged_where_faster(p, best, best_cfg);
 }
@@ -632,7 +645,10 @@ bool fp32_one_wave(const shim_sgemm_args *p)
     plan pl;
     if (!fp32_direct_plan(p, &pl))
         return false;
-    return pl.sk_blocks > 0 ? pl.tiles_m * pl.tiles_n <= pl.sk_blocks : config(pl.cfg).one_wave;
+    /* 128x128 by stream-K (one block an SM) stands in for its one wave of whole tiles, which
+     * transpose_first's copy choice was measured with: judged as those */
+    return pl.sk_blocks > 0 && config(pl.cfg).streamk > 1 ? pl.tiles_m * pl.tiles_n <= pl.sk_blocks
+                                                          : config(pl.cfg).one_wave;
 }
 } // namespace sgemm
 
