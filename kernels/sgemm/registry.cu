@@ -482,9 +482,12 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
     }
     /* one wave of 128x128 whole tiles that leaves SMs idle, where K is long enough for their share
      * to outrun stream-K's own work (some 8-12 us): stream-K over every SM, as plan_streamk offers it
-     * there (one block an SM, streamk_blocks). Against the whole tiles (H200, 2026-11-29,
-     * bench/sgemm_plan_space): 1400x1400x4000 NT 0.94 of their time, at K 1400-1500 1.01, at K 300
-     * 1.29; the estimate kept (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
+     * there (one block an SM, streamk_blocks; 116-121 tiles of 132). Against the whole tiles (H200,
+     * 2026-11-29): 1400x1400x4000 NT 0.94 of their time, at K 1400-1500 1.01, at K 300 1.29
+     * (bench/sgemm_plan_space); on 39 random shapes of K 2592-7324 (bench/shapes/
+     * sk_one_an_sm_long_k.txt, NT, the form they run in after copies) 0.927-0.979 with 117-121 tiles
+     * (19 shapes, geometric mean 0.948), 0.99-1.03 with 126-130 (20), which plan_streamk no longer offers; the estimate kept
+     * (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
     if (best == V_PIPE_128x128 && p->k >= SK_ONE_AN_SM_MIN_K && plan_streamk(p).cfg == TILE_128x128 &&
         plan_streamk(p).sk_blocks > 0)
         best = V_STREAMK;
