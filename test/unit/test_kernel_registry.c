@@ -152,8 +152,7 @@ int main(void)
      * SK_ONE_AN_SM_MIN_K: H200, 2026-11-29, 0.94 of their time) */
     sgemm_choice_at(1400, 1400, 4000, 0, 1, 0, 0, 0, "streamk (121 tiles of 128x128 over 132 blocks)");
     /* and its edges: 120 tiles at K 6483 (measured 0.927; the model prices it first there), not at
-     * K 2000, nor with 130
-     * tiles (two idle SMs: 0.99-1.03) */
+     * K 2000, nor with 130 tiles (two idle SMs: 0.99-1.03) */
     sgemm_tile_choice(1512, 1188, 6483, 0, 1, "streamk (120 tiles of 128x128 over 132 blocks)");
     sgemm_tile_choice(1512, 1188, 2000, 0, 1, "pipelined_128x128 (120 tiles of 128x128)");
     sgemm_tile_choice(1540, 1200, 4664, 0, 1, "pipelined_128x128 (130 tiles of 128x128)");
