@@ -488,9 +488,11 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
      * sk_one_an_sm_long_k.txt, NT, the form they run in after copies) 0.927-0.979 with 117-121 tiles
      * (19 shapes, geometric mean 0.948), 0.99-1.03 with 126-130 (20), which plan_streamk no longer offers; the estimate kept
      * (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
-    if (best == V_PIPE_128x128 && p->k >= SK_ONE_AN_SM_MIN_K && plan_streamk(p).cfg == TILE_128x128 &&
-        plan_streamk(p).sk_blocks > 0)
-        best = V_STREAMK;
+    if (best == V_PIPE_128x128 && p->k >= SK_ONE_AN_SM_MIN_K) {
+        const plan sk = plan_streamk(p);
+        if (sk.cfg == TILE_128x128 && sk.sk_blocks > 0)
+            best = V_STREAMK;
+    }
     *seconds = best_cost;
     return register_staged_where_faster(p, best, best_cfg);
 }
