@@ -29,6 +29,8 @@ bench_shape *bench_read_shapes(const char *path, const char *who, int *count, si
         fclose(in);
         return NULL;
     }
+    const char *beta_env = getenv("BENCH_BETA");
+    const float beta = beta_env ? strtof(beta_env, NULL) : 0.0f;
     int m, n, k;
     char ta, tb;
     while (fscanf(in, "%d %d %d %c %c", &m, &n, &k, &ta, &tb) == 5) {
@@ -48,7 +50,7 @@ bench_shape *bench_read_shapes(const char *path, const char *who, int *count, si
             }
             shapes = more;
         }
-        shapes[n_shapes++] = (bench_shape){m, n, k, ta == 'T', tb == 'T', pad};
+        shapes[n_shapes++] = (bench_shape){m, n, k, ta == 'T', tb == 'T', pad, beta};
         /* an operand of r rows (its leading dimension r + pad) and c columns */
         const size_t sizes[3] = {ta == 'T' ? (size_t)(k + pad) * m : (size_t)(m + pad) * k,
                                  tb == 'T' ? (size_t)(n + pad) * k : (size_t)(k + pad) * n, (size_t)(m + pad) * n};
@@ -63,10 +65,10 @@ bench_shape *bench_read_shapes(const char *path, const char *who, int *count, si
 
 void bench_cublas_sgemm(cublasHandle_t handle, const shim_sgemm_args *p, const char *who)
 {
-    const float one = 1.0f, zero = 0.0f;
+    const float one = 1.0f;
     const cublasStatus_t st =
         cublasGemmEx(handle, p->transa ? CUBLAS_OP_T : CUBLAS_OP_N, p->transb ? CUBLAS_OP_T : CUBLAS_OP_N, p->m, p->n,
-                     p->k, &one, p->a, CUDA_R_32F, (int)p->lda, p->b, CUDA_R_32F, (int)p->ldb, &zero, p->c, CUDA_R_32F,
+                     p->k, &one, p->a, CUDA_R_32F, (int)p->lda, p->b, CUDA_R_32F, (int)p->ldb, &p->beta, p->c, CUDA_R_32F,
                      (int)p->ldc, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "%s: cuBLAS status %d\n", who, (int)st);
@@ -87,6 +89,7 @@ bench_sgemm_rig bench_sgemm_rig_start(const size_t max[3], const char *who)
     BENCH_CUDA(cudaMalloc((void **)&r.c, sizeof(float) * max[2]));
     bench_fill_device(r.a, max[0], 1);
     bench_fill_device(r.b, max[1], 2);
+    bench_fill_device(r.c, max[2], 3); /* read where BENCH_BETA is set */
     return r;
 }
 

@@ -18,21 +18,23 @@ typedef struct bench_shape {
     int m, n, k, ta, tb;
     int pad; /* added to every leading dimension (BENCH_LD_PAD, 0 unset): the same shape on rows
                 whose starts fall elsewhere in memory's 32- and 128-byte blocks */
+    float beta; /* BENCH_BETA (0 unset): C := A B + beta C, C read where it is not 0 */
 } bench_shape;
 
-/* the shapes of file path (*count of them, malloc'd, each with the pad of BENCH_LD_PAD), and the
+/* the shapes of file path (*count of them, malloc'd, each with the pad of BENCH_LD_PAD and the beta
+ * of BENCH_BETA), and the
  * largest A, B and C among them in elements (max[0..2], at least 1); a message on stderr naming `who` and NULL on a bad file or shape */
 bench_shape *bench_read_shapes(const char *path, const char *who, int *count, size_t max[3]);
 
 /* C := A B in shape sh's layout on a, b, c (leading dimensions the operands' own rows or columns
  * plus sh.pad),
- * alpha 1, beta 0, FP32 math */
+ * alpha 1, beta sh.beta, FP32 math */
 static inline shim_sgemm_args bench_shape_args(bench_shape sh, const float *a, const float *b, float *c,
                                                cudaStream_t stream)
 {
     shim_sgemm_args p;
     memset(&p, 0, sizeof p);
-    p.transa = sh.ta, p.transb = sh.tb, p.m = sh.m, p.n = sh.n, p.k = sh.k, p.alpha = 1.0f;
+    p.transa = sh.ta, p.transb = sh.tb, p.m = sh.m, p.n = sh.n, p.k = sh.k, p.alpha = 1.0f, p.beta = sh.beta;
     p.a = a, p.lda = (sh.ta ? sh.k : sh.m) + sh.pad;
     p.b = b, p.ldb = (sh.tb ? sh.n : sh.k) + sh.pad;
     p.c = c, p.ldc = sh.m + sh.pad;
