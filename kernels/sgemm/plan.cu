@@ -399,7 +399,7 @@ plan plan_dp(const shim_sgemm_args *p, int cfg)
     return pl;
 }
 
-plan plan_streamk(const shim_sgemm_args *p)
+plan plan_streamk_priced(const shim_sgemm_args *p)
 {
     static thread_local shape_memo<plan> memo;
     if (const plan *known = memo.find(p))
@@ -449,6 +449,51 @@ plan plan_streamk(const shim_sgemm_args *p)
         }
     }
     return memo.keep(p, best);
+}
+
+namespace {
+/* a plan's tiles' area, padding included */
+int64_t padded_area(const plan &pl)
+{
+    const tile_config &c = config(pl.cfg);
+    return (int64_t)pl.tiles_m * c.bm * pl.tiles_n * c.bn;
+}
+} // namespace
+
+/* Where the priced stream-K plan runs 128x64 or 64x128 tiles (two blocks an SM) on NT data (both
+ * operands by 16-byte copies: directly, or the form transpose_first copies to) and 128x128 tiles
+ * would be more than one and at most two waves of the one-block-an-SM stream-K kernel, padding the
+ * product no more than 3 % beyond the priced tiles: 128x128 over every SM, one block each. Fitted
+ * on the stream-K plans it replaces (H200, 2026-11-29, bench/shapes/sk_one_an_sm_waves.txt): with
+ * no more padding 0.896-0.991 of the time but one (1.012), up to 3 % more 0.92-0.98, 4-5 % more
+ * 0.97-1.03 (1440^3 and 1472^3 1.2-1.9 % slower); out of sample (49 random shapes,
+ * bench/shapes/sk_one_an_sm_waves_fresh.txt) 0.976 of the time in geometric mean (0.899-1.037, 33
+ * more than 1 % faster, 5 more than 1 % slower), on the 31 benchmark shapes it moves 0.973
+ * (0.920-0.999; 1616^3-1664^3 TN and TT 2.5-3 % faster). In place of whole tiles, splits or past two
+ * waves it ran 1.00-1.11, and with B by 4-byte copies it was not measured: not offered there. The
+ * model, whose stream-K terms were fitted at two blocks an SM, prices it below those (7000^3 NT 7.5 %
+ * slower where it took it), so the selector prices the plan it replaces (plan_streamk_priced;
+ * docs/notes/sgemm.md, "128x128 by stream-K past one wave") */
+plan plan_streamk(const shim_sgemm_args *p)
+{
+    static thread_local shape_memo<plan> memo;
+    if (const plan *known = memo.find(p))
+        return *known;
+    const plan priced = plan_streamk_priced(p);
+    if (priced.sk_blocks <= 0 || (priced.cfg != TILE_128x64 && priced.cfg != TILE_64x128) || p->transa ||
+        !p->transb)
+        return memo.keep(p, priced);
+    const tile_config &c = config(TILE_128x128);
+    const int64_t sms = sm_count();
+    plan wide = plan_dp(p, TILE_128x128);
+    const int64_t tiles = wide.dp_tiles, units = tiles * ceil_div(std::max(p->k, 1), c.bk);
+    if (c.streamk != 1 || c.efficiency <= 0.0 || tiles <= sms || tiles > 2 * sms ||
+        units / SK_MIN_UNITS < sms || units > INT32_MAX || !operand_vec(p->c, p->ldc) ||
+        100 * padded_area(wide) > 103 * padded_area(priced))
+        return memo.keep(p, priced);
+    wide.dp_tiles = 0;
+    wide.sk_blocks = (int)sms;
+    return memo.keep(p, plan_usable(wide) ? wide : priced);
 }
 
 /* select, work_bytes and launch each ask for the same plans in a row, and the selector weighs up to

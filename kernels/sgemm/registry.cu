@@ -441,7 +441,7 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
             best = V_SPLITK_TAIL;
             best_cfg = tail.cfg;
         }
-        const plan sk = plan_streamk(p);
+        const plan sk = plan_streamk_priced(p);
         if (sk.sk_blocks > 0 && plan_cost(p, sk) < SPLIT_MARGIN * best_cost) {
             best_cost = plan_cost(p, sk) / SPLIT_MARGIN;
             best = V_STREAMK;
@@ -489,7 +489,7 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
      * (19 shapes, geometric mean 0.948), 0.99-1.03 with 126-130 (20), which plan_streamk no longer offers; the estimate kept
      * (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
     if (best == V_PIPE_128x128 && p->k >= SK_ONE_AN_SM_MIN_K) {
-        const plan sk = plan_streamk(p);
+        const plan sk = plan_streamk_priced(p); /* (plan_streamk also runs 128x128 past one wave) */
         if (sk.cfg == TILE_128x128 && sk.sk_blocks > 0)
             best = V_STREAMK;
     }
@@ -650,8 +650,11 @@ bool fp32_one_wave(const shim_sgemm_args *p)
     plan pl;
     if (!fp32_direct_plan(p, &pl))
         return false;
-    /* 128x128 by stream-K (one block an SM) stands in for its one wave of whole tiles, which
+    /* a stream-K plan as the selector priced it (plan_streamk may run 128x128 in its place), and
+     * 128x128 by stream-K (one block an SM) standing in for its one wave of whole tiles, which
      * transpose_first's copy choice was measured with: judged as those */
+    if (pl.sk_blocks > 0)
+        pl = plan_streamk_priced(p);
     return pl.sk_blocks > 0 && config(pl.cfg).streamk > 1 ? pl.tiles_m * pl.tiles_n <= pl.sk_blocks
                                                           : config(pl.cfg).one_wave;
 }

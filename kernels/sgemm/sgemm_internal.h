@@ -203,7 +203,11 @@ bool split_halves_priced(const shim_sgemm_args *p);
  * partial wave */
 plan plan_tail(const shim_sgemm_args *p);
 /* the cheapest stream-K plan, over the configurations built with one; where none is usable the
- * data-parallel 128x64 plan (sk_blocks 0) */
+ * data-parallel 128x64 plan (sk_blocks 0): the plan the selector prices */
+plan plan_streamk_priced(const shim_sgemm_args *p);
+/* the stream-K plan the streamk variant runs: plan_streamk_priced's, or in place of its 128x64 or
+ * 64x128 tiles on NT data, 128x128 over one block an SM where those tiles are one to two of its
+ * waves and pad no more (plan.cu) */
 plan plan_streamk(const shim_sgemm_args *p);
 /* estimated seconds */
 double plan_cost(const shim_sgemm_args *p, const plan &pl);

@@ -507,6 +507,17 @@ int main(void)
     run_listed(sk_one_an_sm, quick ? 1 : (int)(sizeof sk_one_an_sm / sizeof *sk_one_an_sm), &sk_one_an_sm_rotation,
                tally, nvar + 1, &rng);
 
+    /* stream-K over 128x128 tiles, one block an SM, where the priced plan's 128x64 or 64x128 tiles
+     * on NT data give way to one to two waves of them (plan_streamk; C 16-byte capable): NT as the
+     * selector plans it over a poisoned C with beta 0, TN after both copies, NT with C unpadded;
+     * with C misaligned or its leading dimension odd the priced plan (edges, TT after A's copy, NN
+     * with B by 4-byte copies), and alpha 0 */
+    static const int sk_one_an_sm_waves[][4] = {{1632, 1632, 1632, 2}, {1616, 1616, 1616, 1}, {1788, 1392, 1209, 2},
+                                                {964, 2688, 2760, 2},   {1524, 1759, 1326, 3}, {1504, 1504, 1504, 0}};
+    static const listed_rotation sk_one_an_sm_waves_rotation = {0.8f, 5, 0, 1, 2, 0, 4, 2};
+    run_listed(sk_one_an_sm_waves, quick ? 1 : (int)(sizeof sk_one_an_sm_waves / sizeof *sk_one_an_sm_waves),
+               &sk_one_an_sm_waves_rotation, tally, nvar + 1, &rng);
+
     /* shapes the selector runs on 64x64 four-warp tiles whole (K short, 128x64 tiles too few to fill
      * the SMs; directly or after copies; the last two in place of the k groups, select_fp32): every
      * case, edges in m and n, the first aligned as the selector plans it, then padded operands, a

@@ -156,6 +156,17 @@ int main(void)
     sgemm_tile_choice(1512, 1188, 6483, 0, 1, "streamk (120 tiles of 128x128 over 132 blocks)");
     sgemm_tile_choice(1512, 1188, 2000, 0, 1, "pipelined_128x128 (120 tiles of 128x128)");
     sgemm_tile_choice(1540, 1200, 4664, 0, 1, "pipelined_128x128 (130 tiles of 128x128)");
+    /* stream-K's 128x64 tiles on NT data give way to 128x128 over one block an SM where those are one
+     * to two of its waves and pad no more (plan_streamk: H200, 2026-11-29, 1616^3-1664^3 2.5-3 %
+     * faster): not with C 4 bytes off (its stores are not staged), nor with B by 4-byte copies (NN,
+     * not measured), nor where 128x128 pads 4 % more (1440^3: 1.2-1.9 % slower), nor past two waves
+     * (7000^3, whole tiles) */
+    sgemm_tile_choice(1632, 1632, 1632, 0, 1, "streamk (169 tiles of 128x128 over 132 blocks)");
+    sgemm_tile_choice(1632, 1632, 1632, 1, 0, "AB copied, then streamk (169 tiles of 128x128 over 132 blocks)");
+    sgemm_choice_at(1632, 1632, 1632, 0, 1, 0, 0, 1, "streamk (338 tiles of 128x64 over 264 blocks)");
+    sgemm_tile_choice(1632, 1632, 1632, 0, 0, "streamk (338 tiles of 128x64 over 264 blocks; B K4)");
+    sgemm_tile_choice(1440, 1440, 1440, 0, 1, "streamk (276 tiles of 128x64 over 264 blocks)");
+    sgemm_tile_choice(7000, 7000, 7000, 0, 1, "pipelined_128x128 (3025 tiles of 128x128)");
     sgemm_choice_at(1400, 1400, 1400, 1, 1, 1, 0, 0, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
     /* a K-contiguous B 16 bytes off 32-byte sectors is priced (MISALIGNED_COST) and copied; on them,
      * not */
@@ -191,9 +202,10 @@ int main(void)
     sgemm_tile_choice(1600, 1600, 1600, 1, 0, "; A K16 B K16)");
     /* TT by stream-K with A by 4-byte copies where the blocks outnumber the tiles (H200, 2026-11-26:
      * 1120^3 TT 0.0819 ms against 0.0869 split on 128x128 tiles), not where the tiles outnumber them
-     * (1536^3 TT 0.1748 against 0.1708 after A's copy); TN with a K16 A not at all */
+     * (1536^3 TT 0.1748 against 0.1708 after A's copy; that stream-K, priced on 128x64 tiles, now
+     * runs 128x128 over one block an SM: plan_streamk); TN with a K16 A not at all */
     sgemm_tile_choice(1120, 1120, 1120, 1, 1, "streamk (162 tiles of 64x128 over 264 blocks; A K4)");
-    sgemm_tile_choice(1536, 1536, 1536, 1, 1, "A copied, then streamk (288 tiles of 128x64 over 264 blocks)");
+    sgemm_tile_choice(1536, 1536, 1536, 1, 1, "A copied, then streamk (144 tiles of 128x128 over 132 blocks)");
     sgemm_tile_choice(1120, 1120, 1120, 1, 0, "!streamk");
     /* the four-warp 128x128x8 tiles of 8x16 a thread, split, where TN's transposes cost them little
      * (H200, 2026-11-26: 1152^3 TN 0.0838 ms against 0.0888 on 128x64 tiles, 1120^3 TN 0.0820 against
@@ -228,14 +240,15 @@ int main(void)
     sgemm_tile_choice(1000, 1000, 1000, 1, 0, "A copied, then pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
     sgemm_tile_choice(1280, 1280, 1280, 1, 0, "A copied, then streamk (200 tiles of 128x64 over 264 blocks; B K4)");
     /* stream-K with more tiles than blocks: both copied (1536^3 TN 0.1777 ms against 0.1822 with A
-     * alone, 1500^3 TN 0.1757 against 0.1820) */
-    sgemm_tile_choice(1536, 1536, 1536, 1, 0, "AB copied, then streamk (288 tiles of 128x64 over 264 blocks)");
+     * alone, 1500^3 TN 0.1757 against 0.1820; priced on 128x64 tiles, run on 128x128: plan_streamk) */
+    sgemm_tile_choice(1536, 1536, 1536, 1, 0, "AB copied, then streamk (144 tiles of 128x128 over 132 blocks)");
     /* a data-parallel launch of less than a wave with three blocks on some SM priced for its slowest
      * block (DP_ONE_WAVE_IMBALANCE): stream-K over two blocks an SM instead (H200, 2026-11-27: 1664^3
      * NN 0.2204 ms against 0.2316 on 338 whole tiles, 1664^3 TT 0.2153 after A's copy against 0.2294);
-     * not at K < 1180 (3161x787x883 TT: 0.1506 by stream-K after A's copy against 0.1378) */
+     * not at K < 1180 (3161x787x883 TT: 0.1506 by stream-K after A's copy against 0.1378); on NT
+     * data (after A's copy) the stream-K plan runs 128x128 over one block an SM (plan_streamk) */
     sgemm_tile_choice(1664, 1664, 1664, 0, 0, "streamk (338 tiles of 128x64 over 264 blocks; B K4)");
-    sgemm_tile_choice(1664, 1664, 1664, 1, 1, "A copied, then streamk (338 tiles of 128x64 over 264 blocks)");
+    sgemm_tile_choice(1664, 1664, 1664, 1, 1, "A copied, then streamk (169 tiles of 128x128 over 132 blocks)");
     sgemm_tile_choice(3161, 787, 883, 1, 1, "A copied, then pipelined_128x64 (325 tiles of 128x64)");
     /* many waves: both copied */
     sgemm_tile_choice(1250, 3467, 4653, 1, 0, "AB copied, then splitk_tail");
