@@ -425,11 +425,11 @@ plan plan_streamk_priced(const shim_sgemm_args *p)
          * 121): with 126-130 tiles it ran 0.99-1.03 of the whole tiles' time even at K 2800-7300,
          * with 117-121 0.93-0.98 (H200, 2026-11-29, bench/shapes/sk_one_an_sm_long_k.txt), and C is
          * 16-byte capable (the stream-K kernel's stores are not staged; c16 in config_planned). The
-         * model prices it
-         * above the whole tiles (within SPLIT_MARGIN at long K); the selector takes it by rule from
-         * K = SK_ONE_AN_SM_MIN_K (registry.cu), the streamk variant by name. Against the whole
-         * tiles (H200, 2026-11-29): 1400^3 NT 1.01 of their time, 1300^3 NT 1.04, 1400x1400x300 NT
-         * 1.29, 1400x1400x4000 NT 0.94 (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
+         * model prices it above the whole tiles (within SPLIT_MARGIN at long K); the selector takes
+         * it by rule from K = SK_ONE_AN_SM_MIN_K (registry.cu), the streamk variant by name. Against
+         * the whole tiles (H200, 2026-11-29): 1400^3 NT 1.01 of their time, 1300^3 NT 1.04,
+         * 1400x1400x300 NT 1.29, 1400x1400x4000 NT 0.94 (docs/notes/sgemm.md, "128x128 by stream-K,
+         * one block an SM") */
         if (c.streamk == 1 && (12 * tiles > 11 * (int64_t)sms || 8 * tiles < 7 * (int64_t)sms || !operand_vec(p->c, p->ldc)))
             continue;
         /* a full wave of blocks, or one block an SM fewer (SK_IMBALANCE_2), as many an SM as its

@@ -486,10 +486,11 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
      * 2026-11-29): 1400x1400x4000 NT 0.94 of their time, at K 1400-1500 1.01, at K 300 1.29
      * (bench/sgemm_plan_space); on 39 random shapes of K 2592-7324 (bench/shapes/
      * sk_one_an_sm_long_k.txt, NT, the form they run in after copies) 0.927-0.979 with 117-121 tiles
-     * (19 shapes, geometric mean 0.948), 0.99-1.03 with 126-130 (20), which plan_streamk no longer offers; the estimate kept
-     * (docs/notes/sgemm.md, "128x128 by stream-K, one block an SM") */
+     * (19 shapes, geometric mean 0.948), 0.99-1.03 with 126-130 (20), which plan_streamk_priced
+     * does not offer; the estimate kept (docs/notes/sgemm.md, "128x128 by stream-K, one block an
+     * SM"). The priced plan, as plan_streamk also runs 128x128 past one wave */
     if (best == V_PIPE_128x128 && p->k >= SK_ONE_AN_SM_MIN_K) {
-        const plan sk = plan_streamk_priced(p); /* (plan_streamk also runs 128x128 past one wave) */
+        const plan sk = plan_streamk_priced(p);
         if (sk.cfg == TILE_128x128 && sk.sk_blocks > 0)
             best = V_STREAMK;
     }
