@@ -256,6 +256,34 @@ bool cluster_placement_ok(const plan &pl)
     return ceil_div(last, sms) == c.blocks_per_sm;
 }
 
+/* One cluster a tile (best_split's cluster plans) in a single wave of blocks that leaves SMs fewer
+ * blocks than they hold, which cluster_placement_ok turns away: the device packs a cluster's blocks
+ * where the even spread would give the SMs a whole number of blocks or just under one, and not
+ * otherwise. Measured against the same split finished by the reduction kernel (every such pair of
+ * the H200 plan spaces since 2026-11-27, 4443 in one wave; bench/cluster_spread.py, docs/notes/
+ * sgemm.md, "Clusters in one wave that the device spreads"): where blocks / SMs lie at most 0.8
+ * past a whole number (1.1-1.8 an SM) 0.93-0.99 of the time in geometric mean at every cluster size,
+ * 0-8 % of the pairs past 1.05; at 0.81-1.0 past one (0.9, 1.9, 2.0 an SM) 1.12-1.32 for clusters
+ * of three or more (46-81 % past 1.05). Admitted at most two blocks an SM: past that the selector
+ * took 64x64 tiles at 4.4-4.6 an SM, 1.09-1.14x the time of the splits they displaced (H200,
+ * 2026-11-29). The selector weighs them only where it would split every tile without them
+ * (registry.cu's select_fp32_planned). */
+constexpr double CLUSTER_SPREAD_MAX_FRACTION = 0.8;
+constexpr int64_t CLUSTER_SPREAD_MAX_PER_SM = 2;
+
+bool cluster_spread_in_one_wave(const plan &pl)
+{
+    const tile_config &c = config(pl.cfg);
+    const int64_t sms = sm_count(), blocks = (int64_t)pl.split_tiles * pl.splits;
+    const int64_t cap = (int64_t)cluster_split_max_active(pl.cfg, pl.cluster) * pl.cluster;
+    if (pl.cluster != pl.splits || blocks < 1 ||
+        blocks > std::min<int64_t>(cap, (int64_t)c.blocks_per_sm * sms) ||
+        blocks > CLUSTER_SPREAD_MAX_PER_SM * sms)
+        return false;
+    const int64_t whole = blocks / sms, past = blocks - whole * sms;
+    return past > 0 && (double)past <= CLUSTER_SPREAD_MAX_FRACTION * (double)sms;
+}
+
 bool plan_usable(const plan &pl)
 {
     const int64_t blocks = pl.sk_blocks > 0 ? pl.sk_blocks : (int64_t)pl.dp_tiles + (int64_t)pl.split_tiles * pl.splits;
@@ -264,7 +292,8 @@ bool plan_usable(const plan &pl)
 
 /* the cheapest split of the tiles from dp_tiles on, over every configuration (dp_of(cfg) gives
  * the data-parallel tile count, or -1 to skip the configuration) */
-template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool &found, bool cluster = false)
+template <class DpOf>
+plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool &found, bool cluster = false, bool spread = false)
 {
     plan best{};
     double best_cost = INFINITY;
@@ -281,7 +310,8 @@ template <class DpOf> plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool
                 break;
             plan pl = split_plan(p, cfg, dp, s);
             pl.cluster = cluster ? pl.splits : 0;
-            if (pl.splits < 2 || pl.split_tiles == 0 || !plan_usable(pl) || (cluster && !cluster_placement_ok(pl)))
+            if (pl.splits < 2 || pl.split_tiles == 0 || !plan_usable(pl) ||
+                (cluster && !cluster_placement_ok(pl) && !(spread && cluster_spread_in_one_wave(pl))))
                 continue;
             const double cost = plan_cost(p, pl);
             if (cost < best_cost) {
@@ -500,27 +530,38 @@ plan plan_streamk(const shim_sgemm_args *p)
  * four transpose forms of one shape (transpose_first's copied forms): each thread remembers the last
  * few plans (shape_memo) */
 namespace {
-/* every tile split; finished by the reduction kernel, or in clusters (falling back to the former) */
-plan split_every_tile(const shim_sgemm_args *p, bool cluster)
+/* how a split of every tile is finished: by the reduction kernel, or in clusters where
+ * cluster_placement_ok admits them, or also where cluster_spread_in_one_wave does */
+enum split_finish { BY_REDUCTION, IN_CLUSTERS_PLACED, IN_CLUSTERS, SPLIT_FINISHES };
+
+/* every tile split, finished as `finish` says (a cluster finish falls back to the reduction's) */
+plan split_every_tile(const shim_sgemm_args *p, split_finish finish)
 {
-    static thread_local shape_memo<plan> memo[2];
-    if (const plan *known = memo[cluster].find(p))
+    static thread_local shape_memo<plan> memo[SPLIT_FINISHES];
+    if (const plan *known = memo[finish].find(p))
         return *known;
     bool found;
     plan pl = best_split(
-        p, [](int) { return 0; }, found, cluster);
-    return memo[cluster].keep(p, found ? pl : cluster ? split_every_tile(p, false) : best_dp(p));
+        p, [](int) { return 0; }, found, finish != BY_REDUCTION, finish == IN_CLUSTERS);
+    return memo[finish].keep(p, found                    ? pl
+                                : finish != BY_REDUCTION ? split_every_tile(p, BY_REDUCTION)
+                                                         : best_dp(p));
 }
 } // namespace
 
 plan plan_splitk(const shim_sgemm_args *p)
 {
-    return split_every_tile(p, false);
+    return split_every_tile(p, BY_REDUCTION);
 }
 
 plan plan_splitk_cluster(const shim_sgemm_args *p)
 {
-    return split_every_tile(p, true);
+    return split_every_tile(p, IN_CLUSTERS);
+}
+
+plan plan_splitk_cluster_placed(const shim_sgemm_args *p)
+{
+    return split_every_tile(p, IN_CLUSTERS_PLACED);
 }
 
 /* plan_splitk's plan finished in groups of clusters of two where that measured faster than the

@@ -413,8 +413,9 @@ static bool naive_is_fastest(const shim_sgemm_args *p)
 }
 
 /* the FP32 ladder's choice and its expected seconds (0 for the tiny products, where launch latency
- * is all there is) */
-static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
+ * is all there is); spread: with the clusters of one wave that the device spreads as lone blocks
+ * (plan_splitk_cluster in place of plan_splitk_cluster_placed) */
+static int select_fp32_ladder(const shim_sgemm_args *p, double *seconds, bool spread)
 {
     *seconds = 0.0;
     if (naive_is_fastest(p))
@@ -429,7 +430,7 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
             best = V_SPLITK;
             best_cfg = split.cfg;
         }
-        const plan csplit = plan_splitk_cluster(p);
+        const plan csplit = spread ? plan_splitk_cluster(p) : plan_splitk_cluster_placed(p);
         if (csplit.cluster && plan_cost(p, csplit) < SPLIT_MARGIN * best_cost) {
             best_cost = plan_cost(p, csplit) / SPLIT_MARGIN;
             best = V_SPLITK_CLUSTER;
@@ -496,6 +497,27 @@ static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
     }
     *seconds = best_cost;
     return register_staged_where_faster(p, best, best_cfg);
+}
+
+/* Clusters in one wave that the device spreads (plan.cu's cluster_spread_in_one_wave), where the
+ * ladder without them splits every tile, finished by the reduction kernel or in clusters. Measured
+ * against the plans chosen without them (H200, 2026-11-29, bench/sgemm_plans on the benchmark shapes
+ * whose choice they moved, bench/shapes/cluster_spread.txt; docs/notes/sgemm.md, "Clusters in one
+ * wave that the device spreads"): in place of a split finished by the reduction kernel 0.935 of the
+ * time in geometric mean (53 shapes), of another cluster split 0.917 (38); in place of the halves
+ * (plan_split_halves) 1.078 (88) and of 64x64w4's whole tiles 1.085 (6), which the model prices
+ * above the new clusters: those are kept. */
+static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
+{
+    const int placed = select_fp32_ladder(p, seconds, false);
+    if (placed != V_SPLITK && placed != V_SPLITK_CLUSTER)
+        return placed;
+    double spread_seconds;
+    const int spread = select_fp32_ladder(p, &spread_seconds, true);
+    if (spread != V_SPLITK_CLUSTER)
+        return placed;
+    *seconds = spread_seconds;
+    return spread;
 }
 
 /* the same, remembered: asked for the caller's form and each copied form at every select, work_bytes

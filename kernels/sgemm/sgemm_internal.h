@@ -186,8 +186,10 @@ plan best_dp(const shim_sgemm_args *p);
 plan plan_splitk(const shim_sgemm_args *p);
 /* the cheapest split-K plan whose slices finish in thread-block clusters (plan.cluster; at most
  * CLUSTER_MAX_SPLITS slices, configurations built for it, a device that runs clusters); plan_splitk's
- * plan where there is none */
+ * plan where there is none. _placed: only the clusters of cluster_placement_ok, without those of one
+ * wave that the device spreads as it would lone blocks (what the selector weighed before those) */
 plan plan_splitk_cluster(const shim_sgemm_args *p);
+plan plan_splitk_cluster_placed(const shim_sgemm_args *p);
 /* plan_splitk's plan finished in groups of clusters of two (plan.cluster 2) where that measured
  * faster than the reduction kernel, else plan_splitk's plan */
 plan plan_splitk_groups(const shim_sgemm_args *p);

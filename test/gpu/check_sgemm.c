@@ -518,6 +518,18 @@ int main(void)
     run_listed(sk_one_an_sm_waves, quick ? 1 : (int)(sizeof sk_one_an_sm_waves / sizeof *sk_one_an_sm_waves),
                &sk_one_an_sm_waves_rotation, tally, nvar + 1, &rng);
 
+    /* splits finished in clusters of one wave that the device spreads as it would lone blocks
+     * (plan.cu's cluster_spread_in_one_wave: blocks an SM at most 0.8 past a whole number, at most
+     * two): 640^3 TT as planned (64x128 in four slices) over a poisoned C with beta 0, then TN (128x64
+     * in four), NN (128x64 in three; 64x64 in eight, edges), TN after both copies (K odd), TT with
+     * edges; a misaligned or odd C, padded operands and alpha 0 among them (where they change the
+     * selector's plan, the splitk_cluster variant still runs this one by name) */
+    static const int cluster_spread[][4] = {{640, 640, 640, 3}, {640, 640, 640, 1}, {736, 736, 736, 0},
+                                            {183, 428, 359, 0}, {255, 634, 195, 1}, {946, 638, 471, 3}};
+    static const listed_rotation cluster_spread_rotation = {-0.9f, 5, 0, 1, 2, 0, 4, 2};
+    run_listed(cluster_spread, quick ? 1 : (int)(sizeof cluster_spread / sizeof *cluster_spread),
+               &cluster_spread_rotation, tally, nvar + 1, &rng);
+
     /* shapes the selector runs on 64x64 four-warp tiles whole (K short, 128x64 tiles too few to fill
      * the SMs; directly or after copies; the last two in place of the k groups, select_fp32): every
      * case, edges in m and n, the first aligned as the selector plans it, then padded operands, a
