@@ -576,6 +576,22 @@ static int direct_in_place_of_copies(const shim_sgemm_args *p, int copies)
     return copied_form_variant(p, copies, &q) == &variants[v] ? v : -1;
 }
 
+/* The halves and 64x64w4's whole tiles, where the selector keeps them over clusters of one wave that
+ * the device spreads (select_fp32_planned), kept also where a copied form beats them only by such
+ * clusters: after A's or B's copy those ran 1.07-1.11x the halves' time (H200, 2026-11-29: TN at
+ * 272x808x540, 400x532x924 and 564x392x916; docs/notes/sgemm.md, "Clusters in one wave that the
+ * device spreads") */
+static bool direct_over_spread_copies(const shim_sgemm_args *p, int direct, int copies)
+{
+    if (direct != V_SPLITK_HALVES && direct != V_PIPE_64x64_W4)
+        return false;
+    shim_sgemm_args q;
+    if (copied_form_variant(p, copies, &q) != &variants[V_SPLITK_CLUSTER])
+        return false;
+    const plan spread = plan_splitk_cluster(&q), placed = plan_splitk_cluster_placed(&q);
+    return spread.cfg != placed.cfg || spread.splits != placed.splits || spread.cluster != placed.cluster;
+}
+
 /* the direct choice, or the same ladder after copying the K-contiguous operands where that pays
  * (transpose_first.cu), or the copied form's tiles directly (direct_in_place_of_copies).
  * The k-group tiles chosen directly where 64x64w4's tiles would give fewer than half the SMs a tile
@@ -586,12 +602,16 @@ static int direct_in_place_of_copies(const shim_sgemm_args *p, int copies)
  * 245x116x16 TN 0.0050 against 0.0066); the model, pricing 4-byte copies of odd leading dimensions
  * facing 64, would copy first. Selector against selector (same day, three rounds): 0.698-0.909 of
  * the time, 0.739 in geometric mean (245x116x16 TN 0.909, the rest 0.70-0.76). */
+static bool direct_over_spread_copies(const shim_sgemm_args *p, int direct, int copies);
+
 static int select_fp32(const shim_sgemm_args *p, double *seconds)
 {
     const int direct = select_fp32_index(p, seconds);
     const int copies = copies_that_pay(p, *seconds);
     if (!copies)
         return direct == V_PIPE_128x64_KG2 && !config_planned(p, TILE_64x64_W4) ? V_PIPE_64x64_W4 : direct;
+    if (direct_over_spread_copies(p, direct, copies))
+        return direct;
     *seconds = transpose_first_seconds(p, copies);
     const int in_place = direct_in_place_of_copies(p, copies);
     return in_place >= 0 ? in_place : V_TRANSPOSE_FIRST;

@@ -65,6 +65,9 @@ int main()
      * time) or past two blocks an SM (1056x536x668 NT: 612 blocks of 64x64, 1.125x the split it
      * displaced) */
     choice(900, 252, 684, 0, 0, "^splitk_halves");
+    /* nor in place of the halves by a copied form that beats them only by such clusters (272x808x540
+     * TN: A copied, then 128x64 tiles in six slices, 1.11x the halves' time) */
+    choice(272, 808, 540, 1, 0, "^splitk_halves");
     choice(1056, 536, 668, 0, 1, "^splitk (tiles of 128x64: 0 whole, 81 in 3 K slices");
     printf("cluster choices: %d cases, %d failures\n", cases, failures);
     return failures ? 1 : 0;
