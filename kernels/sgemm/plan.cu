@@ -280,7 +280,7 @@ bool cluster_spread_in_one_wave(const plan &pl)
         blocks > std::min<int64_t>(cap, (int64_t)c.blocks_per_sm * sms) ||
         blocks > CLUSTER_SPREAD_MAX_PER_SM * sms)
         return false;
-    const int64_t whole = blocks / sms, past = blocks - whole * sms;
+    const int64_t past = blocks % sms; /* blocks past a whole number an SM */
     return past > 0 && (double)past <= CLUSTER_SPREAD_MAX_FRACTION * (double)sms;
 }
 

@@ -499,6 +499,13 @@ static int select_fp32_ladder(const shim_sgemm_args *p, double *seconds, bool sp
     return register_staged_where_faster(p, best, best_cfg);
 }
 
+/* plan_splitk_cluster's plan is one that only cluster_spread_in_one_wave admits */
+static bool spread_cluster_plan(const shim_sgemm_args *p)
+{
+    const plan spread = plan_splitk_cluster(p), placed = plan_splitk_cluster_placed(p);
+    return spread.cfg != placed.cfg || spread.splits != placed.splits || spread.cluster != placed.cluster;
+}
+
 /* Clusters in one wave that the device spreads (plan.cu's cluster_spread_in_one_wave), where the
  * ladder without them splits every tile, finished by the reduction kernel or in clusters. Measured
  * against the plans chosen without them (H200, 2026-11-29, bench/sgemm_plans on the benchmark shapes
@@ -510,7 +517,7 @@ static int select_fp32_ladder(const shim_sgemm_args *p, double *seconds, bool sp
 static int select_fp32_planned(const shim_sgemm_args *p, double *seconds)
 {
     const int placed = select_fp32_ladder(p, seconds, false);
-    if (placed != V_SPLITK && placed != V_SPLITK_CLUSTER)
+    if ((placed != V_SPLITK && placed != V_SPLITK_CLUSTER) || !spread_cluster_plan(p))
         return placed;
     double spread_seconds;
     const int spread = select_fp32_ladder(p, &spread_seconds, true);
@@ -586,10 +593,7 @@ static bool direct_over_spread_copies(const shim_sgemm_args *p, int direct, int 
     if (direct != V_SPLITK_HALVES && direct != V_PIPE_64x64_W4)
         return false;
     shim_sgemm_args q;
-    if (copied_form_variant(p, copies, &q) != &variants[V_SPLITK_CLUSTER])
-        return false;
-    const plan spread = plan_splitk_cluster(&q), placed = plan_splitk_cluster_placed(&q);
-    return spread.cfg != placed.cfg || spread.splits != placed.splits || spread.cluster != placed.cluster;
+    return copied_form_variant(p, copies, &q) == &variants[V_SPLITK_CLUSTER] && spread_cluster_plan(&q);
 }
 
 /* the direct choice, or the same ladder after copying the K-contiguous operands where that pays
@@ -602,8 +606,6 @@ static bool direct_over_spread_copies(const shim_sgemm_args *p, int direct, int 
  * 245x116x16 TN 0.0050 against 0.0066); the model, pricing 4-byte copies of odd leading dimensions
  * facing 64, would copy first. Selector against selector (same day, three rounds): 0.698-0.909 of
  * the time, 0.739 in geometric mean (245x116x16 TN 0.909, the rest 0.70-0.76). */
-static bool direct_over_spread_copies(const shim_sgemm_args *p, int direct, int copies);
-
 static int select_fp32(const shim_sgemm_args *p, double *seconds)
 {
     const int direct = select_fp32_index(p, seconds);
