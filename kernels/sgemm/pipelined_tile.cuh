@@ -67,9 +67,17 @@ struct pipe_config {
 
 /* a thread's N rows of a K-contiguous operand, STEP apart from row r0 + line: where each row's
  * chunk starts (at k = kbegin + lpos), and bit s set when row s lies inside the matrix. A row past
- * the matrix reads the last row instead: what it brings only reaches outputs past the matrix, which
- * are never stored, so copies of k inside the matrix need no row test */
-template <int N, int STEP>
+ * the matrix reads a row inside it instead: what it brings only reaches outputs past the matrix,
+ * which are never stored, so copies of k inside the matrix need no row test. Which row: the last
+ * one, or with SPREAD the row a tile (N x STEP rows) above, so that the rows past the matrix do not
+ * all read one address (row 0 where the matrix is one tile high).
+ * SPREAD is for the 4-byte copies of k tiles of 8 (async_loader), where a warp's 32 lanes take 16
+ * rows: with the last row, every lane of a warp whose rows are all past the matrix copies from one
+ * 32-byte sector, and one wave with edge tiles of 96 such rows of 128 ran 4-6 % slower than
+ * with none (TT 1952x2048x2048 on 128x256x8, NN 2048x1952x2048 on 256x128x8; H200, 2026-11-29,
+ * docs/notes/sgemm.md, "Rows past the matrix"). Elsewhere the last row ran as fast as spread rows,
+ * and the other kernels' code stays as it was. */
+template <int N, int STEP, bool SPREAD = false>
 __device__ __forceinline__ unsigned k_rows(const operand &x, int r0, int line, int kbegin, int lpos,
                                            const float *(&src)[N])
 {
@@ -78,7 +86,8 @@ __device__ __forceinline__ unsigned k_rows(const operand &x, int r0, int line, i
 #pragma unroll
     for (int s = 0; s < N; ++s) {
         const int r = r0 + line + s * STEP;
-        src[s] = x.ptr + (int64_t)min(r, x.rows - 1) * x.ld + kbegin + lpos;
+        const int row = SPREAD ? (r < x.rows ? r : max(r - N * STEP, 0)) : min(r, x.rows - 1);
+        src[s] = x.ptr + (int64_t)row * x.ld + kbegin + lpos;
         ok |= (unsigned)(r < x.rows) << s;
     }
     return ok;
@@ -135,7 +144,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS, bool KL = false> struct
     unsigned row_ok; /* K4: bit s set when chunk s's row is inside the matrix; R16: chunk s's four rows */
     bool interior;   /* all W rows of the tile are inside the matrix (block-uniform) */
     /* issue_whole may copy this tile's k tiles that lie inside K (block-uniform): the rows need no
-     * test (K4's rows past the matrix read its last row), or one predicate a chunk (R16, whose
+     * test (K4's rows past the matrix read a row inside it: k_rows), or one predicate a chunk (R16, whose
      * chunks are then whole or empty), or none are outside (R4) */
     bool whole_rows;
 
@@ -164,7 +173,7 @@ template <int MODE, int W, int BK, int THREADS, int LDS, bool KL = false> struct
         } else if constexpr (KC) {
             const int line = tid / CHUNKS_PER_LINE, pos = tid % CHUNKS_PER_LINE;
             lpos = k4_first(pos);
-            row_ok = k_rows<PER_THREAD, LINES_PER_PASS>(x, r0, line, kbegin, lpos, src);
+            row_ok = k_rows<PER_THREAD, LINES_PER_PASS, BK == 8>(x, r0, line, kbegin, lpos, src);
             dst = 4u * (uint32_t)(lpos * LDS + line);
             whole_rows = true;
         } else {
