@@ -73,7 +73,7 @@ struct pipe_config {
  * all read one address (row 0 where the matrix is one tile high).
  * SPREAD is for the 4-byte copies of k tiles of 8 (async_loader), where a warp's 32 lanes take 16
  * rows: with the last row, every lane of a warp whose rows are all past the matrix copies from one
- * 32-byte sector, and one wave with edge tiles of 96 such rows of 128 ran 4-6 % slower than
+ * 32-byte sector, and one wave with edge tiles of 96 such rows of 128 ran 4-7 % slower than
  * with none (TT 1952x2048x2048 on 128x256x8, NN 2048x1952x2048 on 256x128x8; H200, 2026-11-29,
  * docs/notes/sgemm.md, "Rows past the matrix"). Elsewhere the last row ran as fast as spread rows,
  * and the other kernels' code stays as it was. */
