@@ -781,17 +781,24 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
          * 1.7x its time (H200, 2026-11-28: 1313x728x1356 TN after both copies 138 µs, the same
          * chain launched only after the copy 84, the plan alone 78; bench/copy_chain,
          * docs/notes/sgemm.md "The k-group tiles two to an SM"): they take half an SM's shared
-         * memory, so that an SM holds one. So does any other launch of at most one block an SM
-         * that runs as a dependent, where a block's product is long (heavy_blocks): 128x128 tiles
-         * after transpose_first's copy ran 1.5-1.8x their time in some runs (2000x1000x1500 TN
+         * memory, so that an SM holds one. So does any other launch of one wave that runs as a
+         * dependent, where a block's product is long (heavy_blocks), as many blocks an SM as the
+         * even spread gives (per) where the kernel would hold more: 128x128 tiles after
+         * transpose_first's copy, one an SM, ran 1.5-1.8x their time in some runs (2000x1000x1500 TN
          * 0.261 ms, 0.142 with the floor), and 121 of them at 1400^3 after a kernel reading 64 MB
-         * 243 µs where they run 126 alone. A block that must wait for a whole SM starts only once
-         * the copy's last blocks there are gone: short blocks lose more by that than they risk
+         * 243 µs where they run 126 alone; 252 tiles of 64x128, which fit three an SM, 0.52-0.55 ms
+         * in most runs after B's copy at 1097x1672x3760 NN and 0.39 in the others (H200,
+         * 2026-11-29; docs/notes/sgemm.md, "Two an SM where three fit"). Stream-K over two blocks an
+         * SM where three fit gained nothing so (0.997-1.004 of the time in four sets, 435 shapes,
+         * single shapes up to 7 % slower): it keeps the floor for one an SM only. A block that must wait for room on an SM starts only once the
+         * copy's last blocks there are gone: short blocks lose more by that than they risk
          * (docs/notes/sgemm.md, "One block an SM for every one-wave dependent") */
-        const size_t one_an_sm = one_block_an_sm_smem();
-        if (CFG::KG > 1 ||
-            (at.dependent && at.cluster <= 1 && at.blocks <= sm_count() && heavy_blocks<CFG>(q, sc, at)))
-            smem = std::max(smem, one_an_sm);
+        const int per = CFG::KG > 1 ? 1 : (int)((at.blocks + sm_count() - 1) / sm_count());
+        const int holds = (int)std::min<size_t>(CFG::MIN_BLOCKS, SMEM_PER_SM / (smem + SMEM_RESERVED_PER_BLOCK));
+        if (CFG::KG > 1 || (at.dependent && at.cluster <= 1 && per < holds && (per == 1 || sc.sk_blocks == 0) &&
+                            heavy_blocks<CFG>(q, sc, at)))
+            smem = std::max(smem, blocks_an_sm_smem(per));
+        const size_t one_an_sm = blocks_an_sm_smem(1);
         void (*kernel)(const problem, const sched, float *) = ENTRY<CFG, MA, MB>::kernel();
         /* (also loads the kernel at its first use on the device, or refuses it: kernel_load.h). The
          * limit is set once a device, so it admits both launches, with and without the floor */

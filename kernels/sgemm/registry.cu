@@ -309,11 +309,11 @@ int sm_count()
     return count;
 }
 
-size_t one_block_an_sm_smem()
+size_t blocks_an_sm_smem(int per)
 {
-    static std::atomic<int> bytes[64]; /* by device: 0 not read yet, -1 none */
+    static std::atomic<int> bytes[64]; /* an SM's shared memory by device: 0 not read yet, -1 unknown */
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+    if (per < 1 || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
         cudaGetLastError();
         return 0;
     }
@@ -323,14 +323,16 @@ size_t one_block_an_sm_smem()
         if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
             cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
             per_sm > 0 && per_sm / 2 <= per_block) {
-            b = per_sm / 2; /* two such blocks and their reserved shared memory exceed the SM's */
+            b = per_sm;
         } else {
             cudaGetLastError();
             b = -1;
         }
         bytes[dev].store(b, std::memory_order_relaxed);
     }
-    return b > 0 ? (size_t)b : 0;
+    /* per + 1 such blocks and their reserved shared memory exceed the SM's; per of them fit while
+     * an SM's reservation a block (1 KB on compute capability 9.0) is under a (per + 1)-th of it */
+    return b > 0 ? (size_t)b / (size_t)(per + 1) : 0;
 }
 
 } // namespace sgemm

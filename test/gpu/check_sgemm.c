@@ -550,6 +550,16 @@ int main(void)
     run_listed(heavy_dependent, quick ? 1 : (int)(sizeof heavy_dependent / sizeof *heavy_dependent), &heavy_rotation,
                tally, nvar + 1, &rng);
 
+    /* one-wave dependents with heavy blocks whose kernel holds three blocks an SM where the even
+     * spread gives two (launch_modes takes a third of an SM's shared memory): NN with B copied, then
+     * 252 tiles of 64x128, as the selector plans it (A's leading dimension odd, beta 0 over a
+     * poisoned C); TT with A copied, then 264 tiles of 128x64, every leading dimension padded off a
+     * multiple of 4 (lda 601, ldb 1390, ldc 1518) */
+    static const int two_of_three[][4] = {{1097, 1672, 700, 0}, {1515, 1387, 600, 3}};
+    static const listed_rotation two_of_three_rotation = {0.8f, -1, 0, 0, 1, 0, 0, 2};
+    run_listed(two_of_three, quick ? 1 : (int)(sizeof two_of_three / sizeof *two_of_three), &two_of_three_rotation,
+               tally, nvar + 1, &rng);
+
     /* a variant that runs on this GPU (it takes an aligned 64 x 64 x 64 problem, or an aligned 896^3,
      * which the paired finish takes) must have run */
     for (int i = 0; i < nvar; i++) {
