@@ -790,9 +790,10 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
          * in most runs after B's copy at 1097x1672x3760 NN and 0.39 in the others (H200,
          * 2026-11-29; docs/notes/sgemm.md, "Two an SM where three fit"). Stream-K over two blocks an
          * SM where three fit gained nothing so (0.997-1.004 of the time in four sets, 435 shapes,
-         * single shapes up to 7 % slower): it keeps the floor for one an SM only. A block that must wait for room on an SM starts only once the
-         * copy's last blocks there are gone: short blocks lose more by that than they risk
-         * (docs/notes/sgemm.md, "One block an SM for every one-wave dependent") */
+         * single shapes up to 7 % slower): it keeps the floor for one an SM only. A block that must
+         * wait for room on an SM starts only once the copy's last blocks there are gone: short
+         * blocks lose more by that than they risk (docs/notes/sgemm.md, "One block an SM for every
+         * one-wave dependent") */
         const int per = CFG::KG > 1 ? 1 : (int)((at.blocks + sm_count() - 1) / sm_count());
         const int holds = (int)std::min<size_t>(CFG::MIN_BLOCKS, SMEM_PER_SM / (smem + SMEM_RESERVED_PER_BLOCK));
         if (CFG::KG > 1 || (at.dependent && at.cluster <= 1 && per < holds && (per == 1 || sc.sk_blocks == 0) &&

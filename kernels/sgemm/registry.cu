@@ -330,8 +330,9 @@ size_t blocks_an_sm_smem(int per)
         }
         bytes[dev].store(b, std::memory_order_relaxed);
     }
-    /* per + 1 such blocks and their reserved shared memory exceed the SM's; per of them fit while
-     * an SM's reservation a block (1 KB on compute capability 9.0) is under a (per + 1)-th of it */
+    /* per + 1 such blocks and their reserved shared memory exceed the SM's; per of them fit where
+     * per times a block's reservation (1 KB on compute capability 9.0) is under a (per + 1)-th of
+     * the SM's shared memory (per up to 14 on the H100 and H200) */
     return b > 0 ? (size_t)b / (size_t)(per + 1) : 0;
 }
 
