@@ -6,6 +6,11 @@
  * shapes already measured, before any GPU time is spent (docs/notes/sgemm.md).
  * Usage: plan_regret SPACE_CSV [MAX_MS]   (shapes whose fastest plan took over MAX_MS, default 1.5,
  *        are left out: a long shape's many plans heat the card, and its later plans run slower)
+ * The selector plans cluster-finished splits with the H200's cluster capacities (assumed_capacity.h,
+ * as sgemm_plan_space printed them) unless PLAN_REGRET_CLUSTERS=device, which takes the capacities of
+ * the device this runs on: none without a GPU, and then no cluster plans, a selector unlike the
+ * library's (until the forty-ninth session that was the default, and the regrets it gave were a
+ * cluster-less selector's: docs/notes/sgemm.md, "The cost model refitted, and held out").
  * stdout: one line a shape (the plan the model picks, its measured time over the fastest plan's,
  * cuBLAS's time over it), then the geometric mean regret and the shapes under 0.95x cuBLAS. Where
  * this build's selector copies operands first (transpose_first), its time is looked up among the
@@ -76,14 +81,14 @@ int main(int argc, char **argv)
         return 1;
     }
     const double max_ms = argc > 2 ? atof(argv[2]) : 1.5;
-    /* PLAN_REGRET_CLUSTERS=h200: plan cluster-finished splits with the H200's cluster capacities (as
-     * sgemm_plan_space printed them, 2026-11-27), for spaces measured there; it moves picks only in a
-     * build whose selector plans them (a948775-f0d7e66; main's does not, docs/notes/sgemm.md) */
-    if (const char *cl = getenv("PLAN_REGRET_CLUSTERS"); cl && strcmp(cl, "h200") == 0) {
-        /* PLAN_REGRET_HALVES=0: no 64x64w4 clusters, so the selector plans as before plan_split_halves */
+    /* PLAN_REGRET_HALVES=0: no 64x64w4 clusters, so the selector plans as before plan_split_halves */
+    const char *cl = getenv("PLAN_REGRET_CLUSTERS");
+    if (!(cl && strcmp(cl, "device") == 0)) {
         const char *halves = getenv("PLAN_REGRET_HALVES");
         assume_h200_cluster_capacities(!(halves && strcmp(halves, "0") == 0));
     }
+    fprintf(stderr, "plan_regret: cluster capacities %s\n",
+            cl && strcmp(cl, "device") == 0 ? "of this device" : "of the H200 (PLAN_REGRET_CLUSTERS=device: this device's)");
     std::map<std::string, shape_data> shapes;
     std::vector<std::string> order;
     char line[1024];
