@@ -83,12 +83,13 @@ int main(int argc, char **argv)
     const double max_ms = argc > 2 ? atof(argv[2]) : 1.5;
     /* PLAN_REGRET_HALVES=0: no 64x64w4 clusters, so the selector plans as before plan_split_halves */
     const char *cl = getenv("PLAN_REGRET_CLUSTERS");
-    if (!(cl && strcmp(cl, "device") == 0)) {
+    const bool device_capacities = cl && strcmp(cl, "device") == 0;
+    if (!device_capacities) {
         const char *halves = getenv("PLAN_REGRET_HALVES");
         assume_h200_cluster_capacities(!(halves && strcmp(halves, "0") == 0));
     }
     fprintf(stderr, "plan_regret: cluster capacities %s\n",
-            cl && strcmp(cl, "device") == 0 ? "of this device" : "of the H200 (PLAN_REGRET_CLUSTERS=device: this device's)");
+            device_capacities ? "of this device" : "of the H200 (PLAN_REGRET_CLUSTERS=device: this device's)");
     std::map<std::string, shape_data> shapes;
     std::vector<std::string> order;
     char line[1024];
