@@ -144,7 +144,7 @@ int main(int argc, char **argv)
         if (!(best <= max_ms) || d.cublas <= 0)
             continue;
         /* the measured operands were cudaMalloc'd: aligned */
-        const shim_sgemm_args p = bench_shape_args({d.m, d.n, d.k, d.ta, d.tb, 0}, reinterpret_cast<const float *>(4096),
+        const shim_sgemm_args p = bench_shape_args({d.m, d.n, d.k, d.ta, d.tb, 0, 0.0f}, reinterpret_cast<const float *>(4096),
                                                     reinterpret_cast<const float *>(4096),
                                                     reinterpret_cast<float *>(8192), nullptr);
         auto not_measured = [&](const char *what, const char *how) {
