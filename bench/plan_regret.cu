@@ -48,7 +48,7 @@ struct shape_data {
     std::vector<measured> plans;
     double cublas = 0, selector = 0;
     std::string selector_plan; /* how the selector of the measured build described its choice */
-    bool copied_forms = false;  /* the space holds the copied forms' plans */
+    bool copied_forms = false; /* the space holds the copied forms' plans */
 };
 
 /* the fields of one CSV line, quotes removed */
@@ -89,7 +89,8 @@ int main(int argc, char **argv)
         assume_h200_cluster_capacities(!(halves && strcmp(halves, "0") == 0));
     }
     fprintf(stderr, "plan_regret: cluster capacities %s\n",
-            device_capacities ? "of this device" : "of the H200 (PLAN_REGRET_CLUSTERS=device: this device's)");
+            device_capacities ? "of this device"
+                              : "of the H200 (PLAN_REGRET_CLUSTERS=device: this device's)");
     std::map<std::string, shape_data> shapes;
     std::vector<std::string> order;
     char line[1024];
@@ -126,9 +127,9 @@ int main(int argc, char **argv)
             const std::string method = colon == std::string::npos ? f[4] : f[4].substr(colon + 1);
             d.plans.push_back({copies, f[5], atoi(f[6].c_str()), atoi(f[7].c_str()), atoi(f[8].c_str()),
                                atoi(f[9].c_str()), ms,
-                               method == "splitc"                ? atoi(f[8].c_str())
+                               method == "splitc"                    ? atoi(f[8].c_str())
                                : method.compare(0, 6, "splitg") == 0 ? atoi(method.c_str() + 6)
-                                                                   : 0});
+                                                                     : 0});
             d.copied_forms |= copies != 0;
         }
     }
@@ -144,17 +145,17 @@ int main(int argc, char **argv)
         if (!(best <= max_ms) || d.cublas <= 0)
             continue;
         /* the measured operands were cudaMalloc'd: aligned */
-        const shim_sgemm_args p = bench_shape_args({d.m, d.n, d.k, d.ta, d.tb, 0, 0.0f}, reinterpret_cast<const float *>(4096),
-                                                    reinterpret_cast<const float *>(4096),
-                                                    reinterpret_cast<float *>(8192), nullptr);
+        const shim_sgemm_args p =
+            bench_shape_args({d.m, d.n, d.k, d.ta, d.tb, 0, 0.0f}, reinterpret_cast<const float *>(4096),
+                             reinterpret_cast<const float *>(4096), reinterpret_cast<float *>(8192), nullptr);
         auto not_measured = [&](const char *what, const char *how) {
             printf("%-22s %s %-40s not measured\n", key.c_str(), what, how);
             ++missing;
         };
         auto measured_at = [&](const char *what, const char *how, double ms) {
             const double regret = ms / std::min(best, d.selector > 0 ? d.selector : best), vs = d.cublas / ms;
-            printf("%-22s %s %-40s %.4f ms, %.3f of the fastest, %.3fx cuBLAS%s\n", key.c_str(), what, how, ms, regret,
-                   vs, vs < 0.95 ? "  <0.95" : "");
+            printf("%-22s %s %-40s %.4f ms, %.3f of the fastest, %.3fx cuBLAS%s\n", key.c_str(), what, how,
+                   ms, regret, vs, vs < 0.95 ? "  <0.95" : "");
             log_regret += std::log(regret);
             ++counted;
             under += vs < 0.95;
@@ -196,15 +197,21 @@ int main(int argc, char **argv)
         }
         char desc[128];
         snprintf(desc, sizeof desc, "%s%s dp %d split %d x%d sk %d%s",
-                 copies == (COPY_A | COPY_B) ? "AB:" : copies == COPY_A ? "A:" : copies ? "B:" : "", cfg.c_str(),
-                 pl.dp_tiles, pl.split_tiles, pl.splits, pl.sk_blocks,
-                 pl.cluster == pl.splits ? " cluster" : pl.cluster ? " groups" : "");
+                 copies == (COPY_A | COPY_B) ? "AB:"
+                 : copies == COPY_A          ? "A:"
+                 : copies                    ? "B:"
+                                             : "",
+                 cfg.c_str(), pl.dp_tiles, pl.split_tiles, pl.splits, pl.sk_blocks,
+                 pl.cluster == pl.splits ? " cluster"
+                 : pl.cluster            ? " groups"
+                                         : "");
         if (ms > 0)
             measured_at("pick", desc, ms);
         else
             not_measured("pick", desc);
     }
-    printf("%d shapes (fastest plan <= %.2f ms): the model's pick over the fastest plan, geometric mean %.4f; %d "
+    printf("%d shapes (fastest plan <= %.2f ms): the model's pick over the fastest plan, geometric mean "
+           "%.4f; %d "
            "under 0.95x cuBLAS; %d picks not measured\n",
            counted, max_ms, counted ? std::exp(log_regret / counted) : 1.0, under, missing);
     return 0;
