@@ -211,8 +211,7 @@ int main(int argc, char **argv)
             not_measured("pick", desc);
     }
     printf("%d shapes (fastest plan <= %.2f ms): the model's pick over the fastest plan, geometric mean "
-           "%.4f; %d "
-           "under 0.95x cuBLAS; %d picks not measured\n",
+           "%.4f; %d under 0.95x cuBLAS; %d picks not measured\n",
            counted, max_ms, counted ? std::exp(log_regret / counted) : 1.0, under, missing);
     return 0;
 }
