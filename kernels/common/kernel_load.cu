@@ -88,9 +88,20 @@ extern "C" cudaError_t shim_kernel_ready(const void *kernel)
     return ready_on(kernel, current_device(), &s);
 }
 
+extern "C" int shim_kernel_device(void)
+{
+    return current_device();
+}
+
 extern "C" cudaError_t shim_kernel_ready_smem(const void *kernel, int bytes)
 {
-    const int device = current_device();
+    return shim_kernel_ready_smem_on(kernel, bytes, current_device());
+}
+
+extern "C" cudaError_t shim_kernel_ready_smem_on(const void *kernel, int bytes, int device)
+{
+    if (device < 0 || device >= 64)
+        device = 0;
     const unsigned long long bit = 1ull << device;
     slot *s = nullptr;
     cudaError_t err = ready_on(kernel, device, &s);

@@ -35,6 +35,11 @@ cudaError_t shim_kernel_ready(const void *kernel);
  * it: shim_kernel_forget_device); not remembered on failure, so a later call retries */
 cudaError_t shim_kernel_ready_smem(const void *kernel, int bytes);
 
+/* the current device as the two calls above see it (0 where the runtime cannot say), and
+ * shim_kernel_ready_smem for a caller that has asked for it already: device must be the current one */
+int shim_kernel_device(void);
+cudaError_t shim_kernel_ready_smem_on(const void *kernel, int bytes, int device);
+
 /* forgets what was loaded, lost and configured on device: the program reset it (cudaDeviceReset), and
  * its new context has none of the library's kernels yet */
 void shim_kernel_forget_device(int device);

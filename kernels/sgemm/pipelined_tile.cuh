@@ -796,15 +796,15 @@ cudaError_t launch_modes(const problem &q, const sched &sc, float *ws, const lau
          * one-wave dependent") */
         const int per = CFG::KG > 1 ? 1 : (int)((at.blocks + sm_count() - 1) / sm_count());
         const int holds = (int)std::min<size_t>(CFG::MIN_BLOCKS, SMEM_PER_SM / (smem + SMEM_RESERVED_PER_BLOCK));
+        const int device = shim_kernel_device(); /* the one runtime call here; the rest read caches */
         if (CFG::KG > 1 || (at.dependent && at.cluster <= 1 && per < holds && (per == 1 || sc.sk_blocks == 0) &&
                             heavy_blocks<CFG>(q, sc, at)))
-            smem = std::max(smem, blocks_an_sm_smem(per));
-        const size_t one_an_sm = blocks_an_sm_smem(1);
+            smem = std::max(smem, blocks_an_sm_smem(per, device));
         void (*kernel)(const problem, const sched, float *) = ENTRY<CFG, MA, MB>::kernel();
         /* (also loads the kernel at its first use on the device, or refuses it: kernel_load.h). The
          * limit is set once a device, so it admits both launches, with and without the floor */
-        const cudaError_t err =
-            smem_attribute_once(kernel, (int)std::max(launch_smem<CFG, MA, MB, ENTRY>(), one_an_sm));
+        const cudaError_t err = smem_attribute_once(
+            kernel, (int)std::max(launch_smem<CFG, MA, MB, ENTRY>(), blocks_an_sm_smem(1, device)), device);
         if (err != cudaSuccess)
             return err;
         if (at.cluster > 1)

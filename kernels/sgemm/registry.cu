@@ -309,14 +309,11 @@ int sm_count()
     return count;
 }
 
-size_t blocks_an_sm_smem(int per)
+size_t blocks_an_sm_smem(int per, int dev)
 {
     static std::atomic<int> bytes[64]; /* an SM's shared memory by device: 0 not read yet, -1 unknown */
-    int dev = 0;
-    if (per < 1 || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
-        cudaGetLastError();
+    if (per < 1 || dev < 0 || dev >= 64)
         return 0;
-    }
     int b = bytes[dev].load(std::memory_order_relaxed);
     if (b == 0) {
         int per_sm = 0, per_block = 0;

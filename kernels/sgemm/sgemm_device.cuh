@@ -316,6 +316,11 @@ template <typename Kernel> inline cudaError_t smem_attribute_once(Kernel *kernel
 {
     return shim_kernel_ready_smem((const void *)kernel, bytes);
 }
+/* the same on device, the current one, for a caller that has asked for it already */
+template <typename Kernel> inline cudaError_t smem_attribute_once(Kernel *kernel, int bytes, int device)
+{
+    return shim_kernel_ready_smem_on((const void *)kernel, bytes, device);
+}
 
 } // namespace sgemm
 

@@ -309,10 +309,10 @@ template <class T> struct shape_memo {
 /* multiprocessors of the current device, read once; 132 (H100/H200) when there is no device, so
  * that planning stays defined on machines without one */
 int sm_count();
-/* dynamic shared memory a block must take so that an SM of the current device holds at most `per`:
- * a (per + 1)-th of an SM's (0 where the device cannot say, a block may not take half of it, or per
- * is under 1) */
-size_t blocks_an_sm_smem(int per);
+/* dynamic shared memory a block must take so that an SM of device (the current one) holds at most
+ * `per`: a (per + 1)-th of an SM's (0 where the device cannot say, a block may not take half of it,
+ * or per is under 1) */
+size_t blocks_an_sm_smem(int per, int device);
 /* Split K for a grid of `tiles` output tiles over ktiles k tiles: as many slices as fill the GPU
  * once, each at least min_slice k tiles; returns the k tiles per slice (ktiles: not split; an empty
  * grid or k == 0 counts as one slice) */
