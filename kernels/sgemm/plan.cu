@@ -267,7 +267,7 @@ bool cluster_placement_ok(const plan &pl)
  * of three or more (46-81 % past 1.05). Admitted at most two blocks an SM: past that the selector
  * took 64x64 tiles at 4.4-4.6 an SM, 1.09-1.14x the time of the splits they displaced (H200,
  * 2026-11-29). The selector weighs them only where it would split every tile without them
- * (registry.cu's select_fp32_planned). */
+ * (select.cu's select_fp32_planned). */
 constexpr double CLUSTER_SPREAD_MAX_FRACTION = 0.8;
 constexpr int64_t CLUSTER_SPREAD_MAX_PER_SM = 2;
 
@@ -456,7 +456,7 @@ plan plan_streamk_priced(const shim_sgemm_args *p)
          * with 117-121 0.93-0.98 (H200, 2026-11-29, bench/shapes/sk_one_an_sm_long_k.txt), and C is
          * 16-byte capable (the stream-K kernel's stores are not staged; c16 in config_planned). The
          * model prices it above the whole tiles (within SPLIT_MARGIN at long K); the selector takes
-         * it by rule from K = SK_ONE_AN_SM_MIN_K (registry.cu), the streamk variant by name. Against
+         * it by rule from K = SK_ONE_AN_SM_MIN_K (select.cu), the streamk variant by name. Against
          * the whole tiles (H200, 2026-11-29): 1400^3 NT 1.01 of their time, 1300^3 NT 1.04,
          * 1400x1400x300 NT 1.29, 1400x1400x4000 NT 0.94 (docs/notes/sgemm.md, "128x128 by stream-K,
          * one block an SM") */

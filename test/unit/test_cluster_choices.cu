@@ -1,6 +1,6 @@
 /* The FP32 selector's choices where thread-block clusters run, without a GPU: the cluster
  * capacities of an H200 assumed (assumed_capacity.h), the plans it takes for shapes whose measured
- * choice is recorded in kernels/sgemm/registry.cu. Exit 77 (skipped) where a GPU of another SM count
+ * choice is recorded in kernels/sgemm/select.cu. Exit 77 (skipped) where a GPU of another SM count
  * answers sm_count: the rules count blocks against the SMs. */
 #include <cstdint>
 #include <cstdio>

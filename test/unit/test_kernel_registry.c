@@ -148,7 +148,7 @@ int main(void)
     /* (C 4 bytes off at K > 3072, where C is not staged: at K = 1400 c16 no longer holds; a split of
      * those tiles may run, whose C is stored as the reduction stores it) */
     sgemm_choice_at(1400, 1400, 4000, 0, 1, 0, 0, 1, "!121 tiles of 128x128");
-    /* aligned, K long: stream-K over every SM in place of the one wave of whole tiles (registry.cu,
+    /* aligned, K long: stream-K over every SM in place of the one wave of whole tiles (select.cu,
      * SK_ONE_AN_SM_MIN_K: H200, 2026-11-29, 0.94 of their time) */
     sgemm_choice_at(1400, 1400, 4000, 0, 1, 0, 0, 0, "streamk (121 tiles of 128x128 over 132 blocks)");
     /* and its edges: 120 tiles at K 6483 (measured 0.927; the model prices it first there), not at
