@@ -2,7 +2,6 @@
  * select.cu). */
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 

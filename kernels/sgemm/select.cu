@@ -2,7 +2,6 @@
  * models, and the FP32 ladder by plan.cu's model, its rules where the model was measured wrong, and
  * transpose_first's copies where they pay. The variants themselves are registry.cu's table. */
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 
 #include "sgemm_internal.h"
