@@ -300,7 +300,9 @@ plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool &found, bool cluster 
     found = false;
     for (int cfg = 0; cfg < TILE_CONFIGS; ++cfg) {
         const int dp = dp_of(cfg);
-        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || cfg == TILE_64x64_W4 /* split by rule: plan_split_halves */ ||
+        /* 64x64w4's splits of every tile by the reduction kernel are left to the halves' rules
+         * (plan_split_halves, select.cu): in their place the halves ran faster */
+        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || (cfg == TILE_64x64_W4 && dp == 0 && !cluster) ||
             !config_planned(p, cfg, dp > 0) ||
             (cluster && (dp > 0 || !cluster_split_usable(cfg))))
             continue;
@@ -683,7 +685,7 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
     const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
     const double ab_bytes = 4.0 * ((double)p->m * p->k + (double)p->k * p->n);
     const double memory = (c_bytes + ab_bytes) / DRAM_BYTES_PER_S;
-    return std::max(compute, memory) + reduce;
+    return (pl.cfg == TILE_64x64_W4 && pl.split_tiles > 0 ? W4_SPLIT_PRICE : 1.0) * (std::max(compute, memory) + reduce);
 }
 
 } // namespace sgemm

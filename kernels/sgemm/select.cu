@@ -152,8 +152,10 @@ static int select_fp32_ladder(const shim_sgemm_args *p, double *seconds, bool sp
      * (HALVES_MANY_SLICES) */
     if (split_halves_priced(p)) {
         const plan halves = plan_split_halves(p);
-        if (halves.cluster && HALVES_PRICE * plan_cost(p, halves) < best_cost) {
-            best_cost = HALVES_PRICE * plan_cost(p, halves);
+        /* plan_cost prices them at W4_SPLIT_PRICE of the model already */
+        const double price = HALVES_PRICE / W4_SPLIT_PRICE * plan_cost(p, halves);
+        if (halves.cluster && price < best_cost) {
+            best_cost = price;
             best = V_SPLITK_HALVES;
             best_cfg = TILE_64x64_W4;
         }

@@ -49,8 +49,10 @@ int main()
     choice(610, 258, 681, 1, 0, "^transpose_first: AB copied, then splitk_halves");
     /* the same splits where the halves' blocks would be 140 (some SMs twice) or 88: the halves are not
      * taken; the split stays, finished in clusters of one wave that the device spreads (210 and 176
-     * blocks, 1.59 and 1.33 an SM: plan.cu's cluster_spread_in_one_wave) */
-    choice(280, 884, 668, 1, 0, "^splitk_cluster (tiles of 64x128: 0 whole, 35 in 6 K slices");
+     * blocks, 1.59 and 1.33 an SM: plan.cu's cluster_spread_in_one_wave); at 280x884x668 TN on 64x64w4
+     * tiles since their splits are priced (W4_SPLIT_PRICE: 420 placed blocks, 1.03x the time of the
+     * 64x128 tiles' 210, H200, 2026-11-29) */
+    choice(280, 884, 668, 1, 0, "^splitk_cluster (tiles of 64x64w4: 0 whole, 70 in 6 K slices");
     choice(68, 1388, 712, 0, 0, "^splitk_cluster (tiles of 128x64: 0 whole, 22 in 8 K slices");
     /* clusters of one wave whose blocks an SM lie at most 0.8 past a whole number: 200 blocks of three
      * an SM in clusters of four (1.52 an SM), 216 of 128x64 in clusters of three (1.64), where the
@@ -59,16 +61,18 @@ int main()
     choice(640, 640, 640, 1, 0, "^splitk_cluster (tiles of 128x64: 0 whole, 50 in 4 K slices");
     choice(736, 736, 736, 0, 0, "^splitk_cluster (tiles of 128x64: 0 whole, 72 in 3 K slices");
     /* not where the blocks an SM are a whole number or just under one (264 blocks of 128x64 in four
-     * slices, 2.0 an SM): the placed clusters' five slices (330 blocks, the SMs' three each) */
-    choice(704, 704, 704, 0, 0, "^splitk_cluster (tiles of 128x64: 0 whole, 66 in 5 K slices");
+     * slices, 2.0 an SM): placed clusters, since W4_SPLIT_PRICE those of 64x64w4 tiles in four slices
+     * (484 blocks; 0.866 of the time of 128x64's in five, 1.05x cuBLAS, H200, 2026-11-29) */
+    choice(704, 704, 704, 0, 0, "^splitk_cluster (tiles of 64x64w4: 0 whole, 121 in 4 K slices");
     /* nor in place of the halves (900x252x684 NN: 128x64 tiles in six slices ran 1.20x the halves'
      * time) or past two blocks an SM (1056x536x668 NT: 612 blocks of 64x64, 1.125x the split it
-     * displaced) */
+     * displaced; there 64x64w4's clusters of three slices, placed, ran 0.932 of that split's time
+     * since W4_SPLIT_PRICE, H200, 2026-11-29) */
     choice(900, 252, 684, 0, 0, "^splitk_halves");
     /* nor in place of the halves by a copied form that beats them only by such clusters (272x808x540
      * TN: A copied, then 128x64 tiles in six slices, 1.11x the halves' time) */
     choice(272, 808, 540, 1, 0, "^splitk_halves");
-    choice(1056, 536, 668, 0, 1, "^splitk (tiles of 128x64: 0 whole, 81 in 3 K slices");
+    choice(1056, 536, 668, 0, 1, "^splitk_cluster (tiles of 64x64w4: 0 whole, 153 in 3 K slices");
     printf("cluster choices: %d cases, %d failures\n", cases, failures);
     return failures ? 1 : 0;
 }

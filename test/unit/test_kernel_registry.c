@@ -159,13 +159,14 @@ int main(void)
     /* stream-K's 128x64 tiles on NT data give way to 128x128 over one block an SM where those are one
      * to two of its waves and pad no more (plan_streamk: H200, 2026-11-29, 1616^3-1664^3 2.5-3 %
      * faster): not with C 4 bytes off (its stores are not staged), nor with B by 4-byte copies (NN,
-     * not measured), nor where 128x128 pads 4 % more (1440^3: 1.2-1.9 % slower), nor past two waves
-     * (7000^3, whole tiles) */
+     * not measured), nor where 128x128 pads 4 % more (1440^3: 1.2-1.9 % slower; there 64x64w4's whole
+     * tiles with the last split in thirty, W4_SPLIT_PRICE: 0.925 of 128x64 stream-K's time, H200,
+     * 2026-11-29), nor past two waves (7000^3, whole tiles) */
     sgemm_tile_choice(1632, 1632, 1632, 0, 1, "streamk (169 tiles of 128x128 over 132 blocks)");
     sgemm_tile_choice(1632, 1632, 1632, 1, 0, "AB copied, then streamk (169 tiles of 128x128 over 132 blocks)");
     sgemm_choice_at(1632, 1632, 1632, 0, 1, 0, 0, 1, "streamk (338 tiles of 128x64 over 264 blocks)");
     sgemm_tile_choice(1632, 1632, 1632, 0, 0, "streamk (338 tiles of 128x64 over 264 blocks; B K4)");
-    sgemm_tile_choice(1440, 1440, 1440, 0, 1, "streamk (276 tiles of 128x64 over 264 blocks)");
+    sgemm_tile_choice(1440, 1440, 1440, 0, 1, "splitk_tail (tiles of 64x64w4: 528 whole, 1 in 30 K slices)");
     sgemm_tile_choice(7000, 7000, 7000, 0, 1, "pipelined_128x128 (3025 tiles of 128x128)");
     sgemm_choice_at(1400, 1400, 1400, 1, 1, 1, 0, 0, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
     /* a K-contiguous B 16 bytes off 32-byte sectors is priced (MISALIGNED_COST) and copied; on them,
