@@ -81,9 +81,11 @@ constexpr tile_config describe(const char *name, int blocks_per_sm, double effic
  * 447 benchmark shapes. k4_scale 2.5: its NN ran 10-15 % behind its NT (K4 facing 128); c16 as
  * 128x128 (not measured with a C off 16 bytes).
  * 64x64w4 (four warps of 64x16, 8x4 a thread, four blocks an SM: cuBLAS's 896^3 block) planned for
- * whole tiles only, where they give at least half the SMs a block (plan.cu's config_planned); its
- * splits are taken by rule (plan_split_halves), as pricing them took many-slice splits of it in
- * place of the two slices finished in clusters, up to 1.2x slower (512^3). Where few 128x64 tiles
+ * whole tiles, where they give at least half the SMs a block (plan.cu's config_planned); its splits
+ * of every tile by the reduction kernel are taken by rule (plan_split_halves), as pricing them took
+ * many-slice splits of it in place of the two slices finished in clusters, up to 1.2x slower
+ * (512^3); its tails and splits in clusters are priced at W4_SPLIT_PRICE of the model
+ * (sgemm_internal.h), its whole tiles at this efficiency. Where few 128x64 tiles
  * leave most SMs idle and K is short its whole tiles ran the fastest plan of 43 of 49 benchmark shapes
  * on which the selector ran the k groups (0.59-0.86x cuBLAS before, 0.86-1.2x on them; H200,
  * 2026-11-28, every plan, bench/shapes/kg2_few_tiles.txt; docs/notes/sgemm.md, "64x64w4's whole tiles

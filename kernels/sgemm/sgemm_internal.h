@@ -214,11 +214,13 @@ plan plan_streamk(const shim_sgemm_args *p);
 /* The model's price of a 64x64w4 plan that splits K, times which plan_cost gives its estimate. The
  * model prices 64x64w4 about a sixth above its time against 128x64 (whole tiles on 411 random
  * shapes: measured over model 0.73 in median against 0.89), the halves a fifth (0.81: select.cu's
- * HALVES_PRICE). At 0.9, with best_split offering its splits and tails, the plans changed on 33 of
- * 800 fresh random shapes ran 0.943 of the time before in geometric mean, none more than 5 % slower
- * (H200, 2026-11-29, bench/shapes/random_seed52.txt; docs/notes/sgemm.md, "64x64w4's splits
- * priced"); its whole tiles keep the model's price, which 1.17 times their efficiency (pipelined.cu)
- * took in place of splits at 1000^3-1152^3, 6-9 % slower. */
+ * HALVES_PRICE). At 0.9, with best_split offering its tails and its splits finished in clusters,
+ * 144 of 6718 benchmark shapes change plan and ran 0.948 of the time before in geometric mean (six
+ * 5-18 % slower), the 18 of 800 fresh random ones 0.950, none over 5 % slower; 704^3 NN 0.915x ->
+ * 1.057x cuBLAS (H200, 2026-11-29, bench/shapes/random_seed52.txt; docs/notes/sgemm.md, "64x64w4's
+ * splits priced"). 0.85 moved six times as many of the fresh shapes for less (0.987, 18 of 114
+ * over 5 % slower). Its whole tiles keep the model's price, which 1.17 times their efficiency
+ * (pipelined.cu) took in place of splits at 1000^3-1152^3, 6-9 % slower. */
 constexpr double W4_SPLIT_PRICE = 0.9;
 /* estimated seconds */
 double plan_cost(const shim_sgemm_args *p, const plan &pl);
