@@ -27,13 +27,14 @@ int main(int argc, char **argv)
             return 1;
         for (int i = 0; i < count; ++i) {
             const bench_shape s = shapes[i];
-            const shim_sgemm_args p =
-                bench_shape_args(s, reinterpret_cast<const float *>(4096), reinterpret_cast<const float *>(4096),
-                                 reinterpret_cast<float *>(8192), nullptr);
+            const shim_sgemm_args p = bench_shape_args(s, reinterpret_cast<const float *>(4096),
+                                                       reinterpret_cast<const float *>(4096),
+                                                       reinterpret_cast<float *>(8192), nullptr);
             const shim_sgemm_variant *sel = shim_sgemm_select(&p);
             char how[256];
             shim_sgemm_describe(sel, &p, how, sizeof how);
-            printf("%d %d %d %c %c\t%s\t%s\n", s.m, s.n, s.k, s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', sel->name, how);
+            printf("%d %d %d %c %c\t%s\t%s\n", s.m, s.n, s.k, s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', sel->name,
+                   how);
         }
         free(shapes);
     }

@@ -302,8 +302,8 @@ plan best_split(const shim_sgemm_args *p, DpOf dp_of, bool &found, bool cluster 
         const int dp = dp_of(cfg);
         /* 64x64w4's splits of every tile by the reduction kernel are left to the halves' rules
          * (plan_split_halves, select.cu): in their place the halves ran faster */
-        if (dp < 0 || !config(cfg).split || config(cfg).one_wave || (cfg == TILE_64x64_W4 && dp == 0 && !cluster) ||
-            !config_planned(p, cfg, dp > 0) ||
+        if (dp < 0 || !config(cfg).split || config(cfg).one_wave ||
+            (cfg == TILE_64x64_W4 && dp == 0 && !cluster) || !config_planned(p, cfg, dp > 0) ||
             (cluster && (dp > 0 || !cluster_split_usable(cfg))))
             continue;
         const int bk = config(cfg).bk;
@@ -685,7 +685,8 @@ double plan_cost(const shim_sgemm_args *p, const plan &pl)
     const double c_bytes = 4.0 * p->m * (double)p->n * (p->beta != 0.0f ? 2 : 1);
     const double ab_bytes = 4.0 * ((double)p->m * p->k + (double)p->k * p->n);
     const double memory = (c_bytes + ab_bytes) / DRAM_BYTES_PER_S;
-    return (pl.cfg == TILE_64x64_W4 && pl.split_tiles > 0 ? W4_SPLIT_PRICE : 1.0) * (std::max(compute, memory) + reduce);
+    const double price = pl.cfg == TILE_64x64_W4 && pl.split_tiles > 0 ? W4_SPLIT_PRICE : 1.0;
+    return price * (std::max(compute, memory) + reduce);
 }
 
 } // namespace sgemm

@@ -21,8 +21,8 @@ constexpr double SPLIT_MARGIN = 0.97;
  * 0.87-1.05) (H200, 2026-11-28, bench/sgemm_plan_space on 120 shapes, bench/shapes/halves_priced.txt);
  * with 0.85 bench/plan_regret finds every plan it changes there at 0.93-1.00 of the time before
  * (1100^3-1152^3 and 1300^3-1344^3 every case, 1420x1074x1232 NN), where 0.80 also took it at
- * 1184^3-1280^3, 1.05-1.09 slower, and 1.0 never. (plan_cost's estimate of them holds W4_SPLIT_PRICE
- * of this already: select_fp32_ladder divides it out.) */
+ * 1184^3-1280^3, 1.05-1.09 slower, and 1.0 never. (plan_cost multiplies their estimate by
+ * W4_SPLIT_PRICE already: select_fp32_ladder divides that out, so they cost this of the model.) */
 constexpr double HALVES_PRICE = 0.85;
 
 /* In place of a split of at least this many slices finished by the reduction kernel, the halves

@@ -546,8 +546,11 @@ int main(void)
      * six (A and B by 16-byte copies and transposes) and in seven after both copies, whole tiles with
      * the rest in six slices after both copies (3502x588x345 TN) and with one tile in thirty
      * (1440^3 NT); leading dimensions padded to multiples of 4, a misaligned C, alpha 0 */
-    static const int w4_splits[][4] = {
-        {704, 704, 704, 0}, {1134, 229, 284, 1}, {1073, 198, 290, 1}, {3502, 588, 345, 1}, {1440, 1440, 1440, 2}};
+    static const int w4_splits[][4] = {{704, 704, 704, 0},
+                                       {1134, 229, 284, 1},
+                                       {1073, 198, 290, 1},
+                                       {3502, 588, 345, 1},
+                                       {1440, 1440, 1440, 2}};
     static const listed_rotation w4_splits_rotation = {1.3f, 3, 0, 1, 1, 0, 3, 2};
     run_listed(w4_splits, quick ? 1 : (int)(sizeof w4_splits / sizeof *w4_splits), &w4_splits_rotation, tally,
                nvar + 1, &rng);
