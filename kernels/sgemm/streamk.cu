@@ -34,12 +34,13 @@ struct stream_k {
     }
 };
 
-/* acc := the sum of tile t's partials, in the order of the blocks that computed them (k order):
- * the thread's own elements, as store_partial laid them out, each partial's loads all issued
- * before its adds */
+/* acc := the sum of tile t's partials of blocks first .. last, in their order (k order), onto acc
+ * where `onto` (acc then holds the partial of the block before first): the thread's own elements,
+ * as store_partial laid them out, each partial's loads all issued before its adds */
 template <class CFG>
 __device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk, int t, int first, int last,
-                                             int a_frag, int b_frag, float (&acc)[CFG::TM][CFG::TN])
+                                             int a_frag, int b_frag, float (&acc)[CFG::TM][CFG::TN],
+                                             bool onto)
 {
     constexpr int BM = CFG::BM, BN = CFG::BN, TM = CFG::TM, TN = CFG::TN;
     for (int s = first; s <= last; ++s) {
@@ -58,7 +59,7 @@ __device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk
 #pragma unroll
             for (int sm = 0; sm < TM / 4; ++sm) {
                 const float4 x = v[j][sm];
-                if (s == first) {
+                if (s == first && !onto) {
                     acc[4 * sm][j] = x.x;
                     acc[4 * sm + 1][j] = x.y;
                     acc[4 * sm + 2][j] = x.z;
@@ -71,6 +72,36 @@ __device__ __forceinline__ void add_partials(const float *ws, const stream_k &sk
                 }
             }
     }
+}
+
+/* A block's range ends on the first k tiles of a tile whose other blocks did their part first in
+ * their ranges, long before: where all of them have arrived, their partials are added onto acc in
+ * k order and the tile stored, the same sums as add_partials' from the slots, without this block's
+ * partial going through memory (true); otherwise nothing is done (false) and the partial goes to
+ * memory as any other (no block ever waits for another). Only for 128x128 tiles (HOLD): at
+ * 1632^3-1664^3 its stream-K plans ran 2.5 % faster so, 128x128's 86 stream-K plans after a copy
+ * 3.4 % in geometric mean; 128x64 and 64x128 moved within +-1 % (a 32 KB partial, and their k
+ * loops' registers assigned anew; H200, docs/notes/sgemm.md, "Stream-K's last tile from registers") */
+template <class CFG> __host__ __device__ constexpr bool hold_last_tile()
+{
+    return CFG::BM * CFG::BN >= 128 * 128;
+}
+
+template <class CFG, class PLACE>
+__device__ __forceinline__ bool finish_held(const problem &p, const stream_k &sk, const float *ws,
+                                            int *arrived, int t, int first, int last, int m0, int n0,
+                                            const PLACE &bp, float (&acc)[CFG::TM][CFG::TN], int &all_arrived)
+{
+    __syncthreads();
+    if (threadIdx.x == 0)
+        all_arrived = atomicAdd(arrived + t, 0) == last - first;
+    __syncthreads();
+    if (!all_arrived)
+        return false;
+    __threadfence();
+    add_partials<CFG>(ws, sk, t, first + 1, last, bp.a_frag, bp.b_frag, acc, true);
+    store_tile<CFG>(p, m0, n0, bp.a_frag, bp.b_frag, acc);
+    return true;
 }
 
 /* the arrival counters zeroed before the stream-K kernel, by a kernel rather than a memset, so that
@@ -108,9 +139,10 @@ __global__ void __launch_bounds__(CFG::THREADS, streamk_blocks<CFG>() > 0 ? stre
 {
     static_assert(CFG::KG == 1, "stream-K runs one k group");
     constexpr int BM = CFG::BM, BN = CFG::BN, BK = CFG::BK, TM = CFG::TM, TN = CFG::TN;
+    constexpr bool HOLD = hold_last_tile<CFG>();
     using place = block_place<CFG, MODE_A, MODE_B>;
     extern __shared__ float4 smem_raw[];
-    __shared__ int to_finish[2], finishing;
+    __shared__ int to_finish[2], finishing, held_last;
     wait_for_primary(); /* launched as a dependent of zero_counters: the counters are zero now */
     const stream_k sk{sc.tiles_m * sc.tiles_n * sc.ktiles, sc.sk_blocks, sc.ktiles};
     int *const arrived = reinterpret_cast<int *>(ws + 2 * (int64_t)sk.blocks * (BM * BN));
@@ -131,13 +163,21 @@ __global__ void __launch_bounds__(CFG::THREADS, streamk_blocks<CFG>() > 0 ? stre
             store_tile<CFG>(p, m0, n0, bp.a_frag, bp.b_frag, acc);
             continue;
         }
+        /* the blocks of a shared tile, by every thread where its last tile may be held (the k loops'
+         * registers as measured), else by the thread that counts */
+        const int first = HOLD ? sk.block_of(t * sk.ktiles) : 0,
+                  last = HOLD ? sk.block_of((t + 1) * sk.ktiles - 1) : 0;
+        if (HOLD && kt0 == 0 && u == end &&
+            finish_held<CFG>(p, sk, ws, arrived, t, first, last, m0, n0, bp, acc, held_last))
+            break;
         /* a shared tile: the partial goes to this block's slot, then the tile's arrival count */
         store_partial<CFG>(ws + sk.slot(b, t) * (BM * BN), bp.a_frag, bp.b_frag, acc);
         __threadfence();
         __syncthreads();
         if (threadIdx.x == 0) {
-            const int first = sk.block_of(t * sk.ktiles), last = sk.block_of((t + 1) * sk.ktiles - 1);
-            if (atomicAdd(arrived + t, 1) == last - first)
+            const int f = HOLD ? first : sk.block_of(t * sk.ktiles),
+                      l = HOLD ? last : sk.block_of((t + 1) * sk.ktiles - 1);
+            if (atomicAdd(arrived + t, 1) == l - f)
                 to_finish[finishing++] = t;
         }
     }
@@ -152,7 +192,7 @@ __global__ void __launch_bounds__(CFG::THREADS, streamk_blocks<CFG>() > 0 ? stre
         const place bp(reinterpret_cast<float *>(smem_raw));
         float acc[TM][TN];
         __threadfence();
-        add_partials<CFG>(ws, sk, t, first, last, bp.a_frag, bp.b_frag, acc);
+        add_partials<CFG>(ws, sk, t, first, last, bp.a_frag, bp.b_frag, acc, false);
         store_tile<CFG>(p, tm * BM, tn * BN, bp.a_frag, bp.b_frag, acc);
     }
 }
