@@ -36,9 +36,12 @@ constexpr double HALVES_PRICE = 0.85;
 constexpr int HALVES_MANY_SLICES = 5;
 
 /* the shortest K at which one wave of 128x128 whole tiles gives way to stream-K over every SM
- * (select_fp32_planned): about where the idle SMs' share (11 of 132 at 121 tiles) of a whole tile's
- * time passes 15 us, some 3 us over the plan's own work measured at K 1400-4000 */
-constexpr int SK_ONE_AN_SM_MIN_K = 2560;
+ * (select_fp32_planned). 2560 while stream-K's last tile went through memory (at K 1400-1500 it ran
+ * 1.01 of the whole tiles' time); with the last tile finished from registers (streamk.cu,
+ * finish_held) the 52 benchmark shapes of 116-121 tiles and K 1066-2558 that 1024 moves ran 0.975
+ * of the time in geometric mean, none slower by more than 0.1 % (H200, 2026-11-29,
+ * docs/notes/sgemm.md, "Stream-K's last tile from registers") */
+constexpr int SK_ONE_AN_SM_MIN_K = 1024;
 
 } // namespace
 
@@ -174,7 +177,7 @@ static int select_fp32_ladder(const shim_sgemm_args *p, double *seconds, bool sp
         }
     }
     /* one wave of 128x128 whole tiles that leaves SMs idle, where K is long enough for their share
-     * to outrun stream-K's own work (some 8-12 us): stream-K over every SM, as plan_streamk offers it
+     * to outrun stream-K's own work (SK_ONE_AN_SM_MIN_K): stream-K over every SM, as plan_streamk offers it
      * there (one block an SM, streamk_blocks; 116-121 tiles of 132). Against the whole tiles (H200,
      * 2026-11-29): 1400x1400x4000 NT 0.94 of their time, at K 1400-1500 1.01, at K 300 1.29
      * (bench/sgemm_plan_space); on 39 random shapes of K 2592-7324 (bench/shapes/

@@ -144,17 +144,19 @@ static void sgemm_tile_choice(int m, int n, int k, int ta, int tb, const char *e
 int main(void)
 {
     sgemm_choice_at(1400, 1400, 1400, 0, 1, 1, 0, 0, "!128x128");
-    sgemm_choice_at(1400, 1400, 1400, 0, 1, 0, 0, 0, "pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_choice_at(1400, 1400, 1400, 0, 1, 0, 0, 0, "streamk (121 tiles of 128x128 over 132 blocks)");
     /* (C 4 bytes off at K > 3072, where C is not staged: at K = 1400 c16 no longer holds; a split of
      * those tiles may run, whose C is stored as the reduction stores it) */
     sgemm_choice_at(1400, 1400, 4000, 0, 1, 0, 0, 1, "!121 tiles of 128x128");
-    /* aligned, K long: stream-K over every SM in place of the one wave of whole tiles (select.cu,
-     * SK_ONE_AN_SM_MIN_K: H200, 2026-11-29, 0.94 of their time) */
+    /* aligned, K from 1024: stream-K over every SM in place of the one wave of whole tiles (select.cu,
+     * SK_ONE_AN_SM_MIN_K: H200, 2026-11-29, 0.94 of their time at K 4000, 0.975 on the 52 shapes of
+     * K 1066-2558 it moved once stream-K's last tile stayed in registers) */
     sgemm_choice_at(1400, 1400, 4000, 0, 1, 0, 0, 0, "streamk (121 tiles of 128x128 over 132 blocks)");
-    /* and its edges: 120 tiles at K 6483 (measured 0.927; the model prices it first there), not at
-     * K 2000, nor with 130 tiles (two idle SMs: 0.99-1.03) */
+    /* and its edges: 120 tiles at K 6483 (measured 0.927; the model prices it first there) and at
+     * K 2000, not under K 1024, nor with 130 tiles (two idle SMs: 0.99-1.03) */
     sgemm_tile_choice(1512, 1188, 6483, 0, 1, "streamk (120 tiles of 128x128 over 132 blocks)");
-    sgemm_tile_choice(1512, 1188, 2000, 0, 1, "pipelined_128x128 (120 tiles of 128x128)");
+    sgemm_tile_choice(1512, 1188, 2000, 0, 1, "streamk (120 tiles of 128x128 over 132 blocks)");
+    sgemm_tile_choice(1512, 1188, 1000, 0, 1, "pipelined_128x128 (120 tiles of 128x128)");
     sgemm_tile_choice(1540, 1200, 4664, 0, 1, "pipelined_128x128 (130 tiles of 128x128)");
     /* stream-K's 128x64 tiles on NT data give way to 128x128 over one block an SM where those are one
      * to two of its waves and pad no more (plan_streamk: H200, 2026-11-29, 1616^3-1664^3 2.5-3 %
@@ -168,7 +170,7 @@ int main(void)
     sgemm_tile_choice(1632, 1632, 1632, 0, 0, "streamk (338 tiles of 128x64 over 264 blocks; B K4)");
     sgemm_tile_choice(1440, 1440, 1440, 0, 1, "splitk_tail (tiles of 64x64w4: 528 whole, 1 in 30 K slices)");
     sgemm_tile_choice(7000, 7000, 7000, 0, 1, "pipelined_128x128 (3025 tiles of 128x128)");
-    sgemm_choice_at(1400, 1400, 1400, 1, 1, 1, 0, 0, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_choice_at(1400, 1400, 1400, 1, 1, 1, 0, 0, "A copied, then streamk (121 tiles of 128x128 over 132 blocks)");
     /* a K-contiguous B 16 bytes off 32-byte sectors is priced (MISALIGNED_COST) and copied; on them,
      * not */
     sgemm_choice_at(1000, 1000, 1000, 0, 0, 0, 4, 0, "B copied");
@@ -276,14 +278,16 @@ int main(void)
     sgemm_tile_choice(1152, 1152, 1152, 0, 0, "streamk (162 tiles of 128x64 over 264 blocks; B K4)");
     /* one wave of 8-warp 128x128 tiles where they leave each SM one block (1400^3 NT: 0.1250 ms
      * against 0.1327 for 242 tiles of 128x64, H100, 2026-11-26), and 128x64 tiles split where the
-     * k groups left 34 SMs idle (896^3 NT 0.0445 against 0.0464) */
-    sgemm_tile_choice(1400, 1400, 1400, 0, 1, "pipelined_128x128 (121 tiles of 128x128)");
+     * k groups left 34 SMs idle (896^3 NT 0.0445 against 0.0464); from K 1024 stream-K over them
+     * (SK_ONE_AN_SM_MIN_K) */
+    sgemm_tile_choice(1400, 1400, 1000, 0, 1, "pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_tile_choice(1400, 1400, 1400, 0, 1, "streamk (121 tiles of 128x128 over 132 blocks)");
     /* their K4 copies priced at what they cost them (k4_scale): where a K-contiguous operand would
      * take them off those tiles, it is copied to keep them (H200, 2026-11-26: 1400^3 NN 0.1292 ms
      * against 0.1389 on 128x64 tiles, TT 0.1294 against 0.1346; 1100^3 NT split 3 on 128x128 tiles
      * 0.0765 against 0.0829 by stream-K) */
-    sgemm_tile_choice(1400, 1400, 1400, 0, 0, "B copied, then pipelined_128x128 (121 tiles of 128x128)");
-    sgemm_tile_choice(1400, 1400, 1400, 1, 1, "A copied, then pipelined_128x128 (121 tiles of 128x128)");
+    sgemm_tile_choice(1400, 1400, 1400, 0, 0, "B copied, then streamk (121 tiles of 128x128 over 132 blocks)");
+    sgemm_tile_choice(1400, 1400, 1400, 1, 1, "A copied, then streamk (121 tiles of 128x128 over 132 blocks)");
     sgemm_tile_choice(1100, 1100, 1100, 0, 1, "splitk (tiles of 128x128: 0 whole, 81 in 3 K slices)");
     sgemm_tile_choice(896, 896, 896, 0, 1, "splitk (tiles of 128x64: 0 whole, 98 in 4 K slices)");
     /* one wave of 8-warp blocks, the K-contiguous operand (if any) facing their 256 side (H100,
