@@ -145,12 +145,24 @@ constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, 
  * middle of the flat best region of bench/plan_regret over 720 measured shapes (the H200 plan spaces
  * since the lanes; 1.0346 -> 1.0324 of the fastest plan in geometric mean, 36 picks changed, none
  * slower): TT directly where lda % 32 != 0, A copied at the multiples and for TN. B's price (NN,
- * K4_COST facing 128) and the misaligned rows' stay as fitted with the efficiency: NN runs as fast as
+ * K4_COST facing 128; below LANES_B_MIN_K) and the misaligned rows' stay as fitted with the efficiency: NN runs as fast as
  * NT on these tiles, but priced so, NN shapes left split plans finished in clusters for these tiles
  * and ran slower (588x1092x528 NN 1.7 %; 864^3 NN would leave plan_split_halves), and without the
  * misaligned price TT shapes with odd leading dimensions went direct and lost up to 7 %
  * (746x1375x1085 TT). */
 constexpr double LANES_A = 0.035, LANES_A_PITCH128 = 0.09, LANES_BOTH = 0.04;
+/* From K = LANES_B_MIN_K, B's price on these tiles as NT's (none): there their one wave ran ahead
+ * of the split plans and of both copies that the price chose over them. Measured (H200, 2026-11-29,
+ * bench/sgemm_plans, alternately with the price kept, four rounds; docs/notes/sgemm.md, "The k-group
+ * tiles' B priced from K = 900"): B priced as NT at every K moved 39 benchmark shapes, 1.014 of the
+ * time (0.86-1.34): faster from K 900 on, slower below K 750 (142x830x145 TN 1.33, 864^3 NN off the
+ * halves 1.15). From K = 900: the 9 benchmark shapes it moves 0.965 (960^3 NN 0.926, 928^3 TN A
+ * copied 0.945, 1164x786x1664 NN 0.897), 35 fresh random ones of K 900-4096 0.959 (0.835-1.057; 18
+ * faster by over 2 %, 2 slower: 605x1406x904 TN, 2626x269x1168 NN), 16 controls 0.999. Those had
+ * B's base on a 32-byte sector (its rows off sectors by ldb alone in many); a base off one keeps
+ * the price, as it keeps B's copy where the copy feeds these tiles (select.cu,
+ * direct_in_place_of_copies): not measured. */
+constexpr int LANES_B_MIN_K = 900;
 
 bool rows_128_bytes_apart(int64_t ld)
 {
@@ -164,7 +176,9 @@ double layout_factor(const shim_sgemm_args *p, const tile_config &c, int residen
     const double a = !p->transa  ? 0.0
                      : c.one_wave ? (rows_128_bytes_apart(p->lda) ? LANES_A_PITCH128 : LANES_A)
                                   : ((k16 & K16_A) ? K16_COST : k4) * (128.0 / c.bn) * (128.0 / c.bn);
-    const double b = p->transb ? 0.0 : ((k16 & K16_B) ? K16_COST : k4) * (128.0 / c.bm) * (128.0 / c.bm);
+    const double b = p->transb || (c.one_wave && p->k >= LANES_B_MIN_K && (uintptr_t)p->b % 32 == 0)
+                         ? 0.0
+                         : ((k16 & K16_B) ? K16_COST : k4) * (128.0 / c.bm) * (128.0 / c.bm);
     const double pair = !p->transa || p->transb ? 0.0
                         : c.one_wave            ? LANES_BOTH
                                                 : (k16 == (K16_A | K16_B) ? K16_BOTH : K4_BOTH);

@@ -574,6 +574,15 @@ int main(void)
     run_listed(two_of_three, quick ? 1 : (int)(sizeof two_of_three / sizeof *two_of_three), &two_of_three_rotation,
                tally, nvar + 1, &rng);
 
+    /* the k-group tiles' B by lanes priced as NT's from K = 900 (plan.cu LANES_B_MIN_K): 928^3 TN
+     * with A alone copied, then those tiles with B by lanes, as the selector plans it (beta 0 over
+     * a poisoned C); 960^3 NN on them directly and 372x2815x1323 TN (B's rows off sectors by its
+     * leading dimension), padded, with A and C misaligned, alpha 0 on the last */
+    static const int lanes_b[][4] = {{928, 928, 928, 1}, {960, 960, 960, 0}, {372, 2815, 1323, 1}};
+    static const listed_rotation lanes_b_rotation = {0.7f, 2, 0, 0, 1, 1, 2, 2};
+    run_listed(lanes_b, quick ? 1 : (int)(sizeof lanes_b / sizeof *lanes_b), &lanes_b_rotation, tally, nvar + 1,
+               &rng);
+
     /* a variant that runs on this GPU (it takes an aligned 64 x 64 x 64 problem, or an aligned 896^3,
      * which the paired finish takes) must have run */
     for (int i = 0; i < nvar; i++) {

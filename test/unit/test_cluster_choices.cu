@@ -73,6 +73,13 @@ int main()
      * TN: A copied, then 128x64 tiles in six slices, 1.11x the halves' time) */
     choice(272, 808, 540, 1, 0, "^splitk_halves");
     choice(1056, 536, 668, 0, 1, "^splitk_cluster (tiles of 64x64w4: 0 whole, 153 in 3 K slices");
+    /* the k-group tiles' B by lanes priced as NT's from K = 900 (plan.cu LANES_B_MIN_K): their one
+     * wave in place of the split in clusters (960^3 NN 0.0529 -> 0.0490 ms, 928^3 TN with A alone
+     * copied 0.0530 -> 0.0501; H200, 2026-11-29); below it the price kept (864^3 NN: the halves,
+     * 1.15x faster than these tiles) */
+    choice(960, 960, 960, 0, 0, "^pipelined_128x64_kg2 (120 tiles of 128x64kg2; B K4)");
+    choice(928, 928, 928, 1, 0, "^transpose_first: A copied, then pipelined_128x64_kg2 (120 tiles");
+    choice(864, 864, 864, 0, 0, "^splitk_halves");
     printf("cluster choices: %d cases, %d failures\n", cases, failures);
     return failures ? 1 : 0;
 }

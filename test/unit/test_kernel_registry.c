@@ -181,6 +181,10 @@ int main(void)
     sgemm_choice_at(1000, 1000, 996, 0, 0, 0, 0, 0, "pipelined_128x64_kg2 (128 tiles of 128x64kg2; B K4)");
     sgemm_choice_at(1409, 458, 257, 0, 0, 0, 0, 0, "pipelined_128x64_kg2 (96 tiles of 128x64kg2; B K4)");
     sgemm_choice_at(3045, 3099, 6687, 0, 0, 0, 0, 0, "B copied");
+    /* the k-group tiles' B by lanes priced as NT's from K = 900 only where B's base lies on a
+     * 32-byte sector (plan.cu LANES_B_MIN_K; the aligned choices in test_cluster_choices): 16 bytes
+     * off, B is still copied */
+    sgemm_choice_at(960, 960, 960, 0, 0, 0, 4, 0, "^transpose_first: B copied");
 
     sgemm_tile_choice(8192, 128, 8192, 1, 1, "of 64x128");
     /* both K-contiguous, their rows 32-byte aligned: split directly (H200, 2026-11-26: 0.3744 ms
