@@ -423,7 +423,7 @@ bool rows_misaligned(const float *x, int64_t ld)
 
 int operand_alignment(const float *x, int64_t ld)
 {
-    return operand_vec(x, ld) ? (rows_misaligned(x, ld) ? 1 : 2) : 0;
+    return (operand_vec(x, ld) ? (rows_misaligned(x, ld) ? 1 : 2) : 0) + ((uintptr_t)x % 32 == 0 ? 3 : 0);
 }
 
 plan plan_dp(const shim_sgemm_args *p, int cfg)

@@ -185,6 +185,12 @@ int main(void)
      * 32-byte sector (plan.cu LANES_B_MIN_K; the aligned choices in test_cluster_choices): 16 bytes
      * off, B is still copied */
     sgemm_choice_at(960, 960, 960, 0, 0, 0, 4, 0, "^transpose_first: B copied");
+    /* and a plan remembered for B on a sector does not answer for B off one in the same alignment
+     * class otherwise (rows off sectors by ldb alone, or not 16-byte capable: shape_memo's key) */
+    sgemm_choice_at(372, 2815, 1323, 1, 0, 0, 0, 0, "^transpose_first: A copied, then pipelined_128x64_kg2");
+    sgemm_choice_at(372, 2815, 1323, 1, 0, 0, 4, 0, "^transpose_first: AB copied");
+    sgemm_choice_at(1164, 786, 1668, 0, 0, 0, 0, 0, "^pipelined_128x64_kg2");
+    sgemm_choice_at(1164, 786, 1668, 0, 0, 0, 4, 0, "^transpose_first: B copied");
 
     sgemm_tile_choice(8192, 128, 8192, 1, 1, "of 64x128");
     /* both K-contiguous, their rows 32-byte aligned: split directly (H200, 2026-11-26: 0.3744 ms
