@@ -145,11 +145,11 @@ constexpr double MAX_EXPOSED = 3.0; /* measured down to one 4-warp block an SM, 
  * middle of the flat best region of bench/plan_regret over 720 measured shapes (the H200 plan spaces
  * since the lanes; 1.0346 -> 1.0324 of the fastest plan in geometric mean, 36 picks changed, none
  * slower): TT directly where lda % 32 != 0, A copied at the multiples and for TN. B's price (NN,
- * K4_COST facing 128; below LANES_B_MIN_K) and the misaligned rows' stay as fitted with the efficiency: NN runs as fast as
- * NT on these tiles, but priced so, NN shapes left split plans finished in clusters for these tiles
- * and ran slower (588x1092x528 NN 1.7 %; 864^3 NN would leave plan_split_halves), and without the
- * misaligned price TT shapes with odd leading dimensions went direct and lost up to 7 %
- * (746x1375x1085 TT). */
+ * K4_COST facing 128; below LANES_B_MIN_K) and the misaligned rows' stay as fitted with the
+ * efficiency: NN runs as fast as NT on these tiles, but priced so, NN shapes left split plans
+ * finished in clusters for these tiles and ran slower (588x1092x528 NN 1.7 %; 864^3 NN would leave
+ * plan_split_halves), and without the misaligned price TT shapes with odd leading dimensions went
+ * direct and lost up to 7 % (746x1375x1085 TT). */
 constexpr double LANES_A = 0.035, LANES_A_PITCH128 = 0.09, LANES_BOTH = 0.04;
 /* From K = LANES_B_MIN_K, B's price on these tiles as NT's (none): there their one wave ran ahead
  * of the split plans and of both copies that the price chose over them. Measured (H200, 2026-11-29,
