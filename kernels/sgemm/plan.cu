@@ -176,7 +176,7 @@ double layout_factor(const shim_sgemm_args *p, const tile_config &c, int residen
     const double a = !p->transa  ? 0.0
                      : c.one_wave ? (rows_128_bytes_apart(p->lda) ? LANES_A_PITCH128 : LANES_A)
                                   : ((k16 & K16_A) ? K16_COST : k4) * (128.0 / c.bn) * (128.0 / c.bn);
-    const double b = p->transb || (c.one_wave && p->k >= LANES_B_MIN_K && (uintptr_t)p->b % 32 == 0)
+    const double b = p->transb || (c.one_wave && p->k >= LANES_B_MIN_K && base_on_sector(p->b))
                          ? 0.0
                          : ((k16 & K16_B) ? K16_COST : k4) * (128.0 / c.bm) * (128.0 / c.bm);
     const double pair = !p->transa || p->transb ? 0.0
@@ -416,14 +416,19 @@ bool operand_vec(const float *x, int64_t ld)
     return aligned16(x) && ld % 4 == 0;
 }
 
+bool base_on_sector(const float *x)
+{
+    return (uintptr_t)x % 32 == 0;
+}
+
 bool rows_misaligned(const float *x, int64_t ld)
 {
-    return (uintptr_t)x % 32 != 0 || ld % 8 != 0;
+    return !base_on_sector(x) || ld % 8 != 0;
 }
 
 int operand_alignment(const float *x, int64_t ld)
 {
-    return (operand_vec(x, ld) ? (rows_misaligned(x, ld) ? 1 : 2) : 0) + ((uintptr_t)x % 32 == 0 ? 3 : 0);
+    return (operand_vec(x, ld) ? (rows_misaligned(x, ld) ? 1 : 2) : 0) + (base_on_sector(x) ? 3 : 0);
 }
 
 plan plan_dp(const shim_sgemm_args *p, int cfg)

@@ -270,7 +270,7 @@ static int direct_in_place_of_copies(const shim_sgemm_args *p, int copies)
     if (copies == COPY_A && p->transa && !p->transb &&
         k16_operands(p, config(TILE_256x128_K8)) == (K16_A | K16_B))
         cfg = TILE_256x128_K8;
-    else if (copies == COPY_B && !p->transa && !p->transb && (uintptr_t)p->b % 32 == 0)
+    else if (copies == COPY_B && !p->transa && !p->transb && base_on_sector(p->b))
         cfg = TILE_128x64_KG2;
     else
         return -1;

@@ -147,12 +147,14 @@ enum { K16_A = 1, K16_B = 2 };
 int k16_operands(const shim_sgemm_args *p, const tile_config &c);
 /* operand x of p (A or B) is 16-byte capable: pointer aligned, leading dimension a multiple of 4 */
 bool operand_vec(const float *x, int64_t ld);
+/* operand x's base lies on a 32-byte sector */
+bool base_on_sector(const float *x);
 /* rows of operand x (leading dimension ld) that start off a 32-byte sector: a K-contiguous one reads
  * three sectors for such a row's 64 bytes of a k tile (MISALIGNED_COST, plan.cu) */
 bool rows_misaligned(const float *x, int64_t ld);
 /* what a plan may depend on of where an operand lies: 0 not 16-byte capable, 1 16-byte capable with
- * rows off 32-byte sectors, 2 rows on 32-byte sectors; plus 3 where its base lies on a 32-byte
- * sector (the k-group tiles' price of B, plan.cu LANES_B_MIN_K) */
+ * rows off 32-byte sectors, 2 rows on 32-byte sectors; plus 3 where its base lies on a sector (the
+ * k-group tiles' price of B, plan.cu LANES_B_MIN_K; B's copy kept, select.cu) */
 int operand_alignment(const float *x, int64_t ld);
 
 /* How the output tiles are spread over blocks. The first dp_tiles tiles (in the grouped raster
@@ -272,8 +274,8 @@ float *aligned_work(const shim_sgemm_args *p);
  * lie (operand_alignment: 16-byte capable, for k16_operands and config_planned's k_face and c16,
  * where an R-contiguous operand's capability or C's decides whether a configuration is planned at
  * all; rows on 32-byte sectors, for the model's price of rows off them; the base on a sector, for
- * the k-group tiles' price of B). A copied form is planned
- * as the copy will be launched: its copied operands as aligned as the copies (transpose_first.cu). */
+ * the k-group tiles' price of B). A copied form is planned as the copy will be launched: its copied
+ * operands as aligned as the copies (transpose_first.cu). */
 template <class T> struct shape_memo {
     static constexpr int ENTRIES = 8;
     struct entry {
