@@ -752,14 +752,18 @@ template <class CFG, int MA, int MB, template <class, int, int> class ENTRY> con
  * share of the FP32 rate): 128x128 tiles over 256 k and more; their shortest block, a K slice where
  * the plan splits, a stream-K block's share of the tiles' k otherwise */
 constexpr double HEAVY_BLOCK_FLOPS = 8388608.0;
+inline bool heavy_blocks(int bm, int bn, int bk, int k_total, const sched &sc, int blocks)
+{
+    double k = k_total;
+    if (sc.sk_blocks > 0)
+        k = (double)sc.ktiles * bk * sc.tiles_m * sc.tiles_n / sc.sk_blocks;
+    else if (sc.dp_tiles < blocks && sc.splits > 1)
+        k = sc.kslice;
+    return 2.0 * bm * bn * k >= HEAVY_BLOCK_FLOPS;
+}
 template <class CFG> bool heavy_blocks(const problem &q, const sched &sc, const launch_at &at)
 {
-    double k = q.k;
-    if (sc.sk_blocks > 0)
-        k = (double)sc.ktiles * CFG::BK * sc.tiles_m * sc.tiles_n / sc.sk_blocks;
-    else if (sc.dp_tiles < at.blocks && sc.splits > 1)
-        k = sc.kslice;
-    return 2.0 * CFG::BM * CFG::BN * k >= HEAVY_BLOCK_FLOPS;
+    return heavy_blocks(CFG::BM, CFG::BN, CFG::BK, q.k, sc, at.blocks);
 }
 
 /* A kernel family for the launch tables: ENTRY<CFG, MA, MB>::kernel is its instantiation and

@@ -71,8 +71,9 @@ const shim_sgemm_variant *copied_form_variant(const shim_sgemm_args *p, int copi
 cudaError_t transpose_first_launch(const shim_sgemm_args *p);
 /* the copies alone, for the benchmarks that time the copied forms' plans: p's operands in `copies`
  * copied into p's workspace on p's stream, and q the copied form to launch after them (their
- * pointers, the workspace left over, a dependent launch); what the copies are priced at; the
- * workspace they take (q's work begins past it) */
+ * pointers, the workspace left over, a dependent launch; its stream-K counters left to
+ * zero_counters, which transpose_first_launch's copy zeroes itself where streamk_counters_by_copy
+ * says); what the copies are priced at; the workspace they take (q's work begins past it) */
 cudaError_t transpose_first_copy(const shim_sgemm_args *p, int copies, shim_sgemm_args *q);
 double transpose_first_copy_seconds(const shim_sgemm_args *p, int copies);
 size_t transpose_first_copy_bytes(const shim_sgemm_args *p, int copies);
@@ -240,8 +241,14 @@ cudaError_t preload_fallback();
 bool fp32_direct_plan(const shim_sgemm_args *p, plan *pl);
 /* the pipelined plan FP32 variant v runs for p (false where it runs none, or copies first) */
 bool fp32_variant_plan(const shim_sgemm_variant *v, const shim_sgemm_args *p, plan *pl);
-/* a stream-K plan's launch (streamk.cu): the arrival counters zeroed, then its kernel */
+/* a stream-K plan's launch (streamk.cu): the arrival counters zeroed (unless p->counters_zeroed),
+ * then its kernel */
 cudaError_t launch_streamk(const shim_sgemm_args *p, const plan &pl);
+/* where stream-K plan pl keeps its arrival counters in p's workspace, and how many transpose_first's
+ * copy should zero before pl runs on p as the copy's dependent: the counters where pl's launch runs
+ * one block an SM held there by the one-wave floor (launch_modes), else 0 (zero_counters runs) */
+int *streamk_counters(const shim_sgemm_args *p, const plan &pl);
+int streamk_counters_by_copy(const shim_sgemm_args *p, const plan &pl);
 /* counters[0, n) zeroed on p's stream by a kernel that the next launch, a programmatic dependent,
  * waits for (after transpose_first's copy where p->dependent: streamk.cu) */
 cudaError_t launch_zero_counters(const shim_sgemm_args *p, int *counters, int n);

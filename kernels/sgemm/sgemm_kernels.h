@@ -39,6 +39,9 @@ typedef struct shim_sgemm_args {
     /* 1: the kernel before this call's first kernel on stream is transpose_first's copy, which
      * allows a programmatic dependent as its blocks end: the pipelined kernels are launched as one */
     int dependent;
+    /* 1 (with dependent): that copy also zeroed the arrival counters of this call's stream-K plan,
+     * so no zero_counters kernel comes between (transpose_first_launch, streamk_counters_by_copy) */
+    int counters_zeroed;
 } shim_sgemm_args;
 
 typedef struct shim_sgemm_variant {

@@ -11,6 +11,7 @@
 
 #include "sgemm_device.cuh"
 #include "sgemm_internal.h"
+#include "block_stamps.cuh"
 
 namespace sgemm {
 namespace {
@@ -51,6 +52,9 @@ struct copy_jobs {
     copy_job op[2];
     int count;
     int64_t pieces; /* of all jobs */
+    /* zero_n ints the first block zeroes: the copied form's stream-K counters (streamk_counters_by_copy) */
+    int *zero;
+    int zero_n;
 };
 
 /* Lane (lr, lc) = (lane % 8, lane / 8) of a warp's piece loads rows 4 lr .. 4 lr + 3 at k 4 lc ..
@@ -69,6 +73,10 @@ struct copy_jobs {
 template <bool VEC>
 __global__ void __launch_bounds__(COPY_THREADS, COPY_BLOCKS_PER_SM) transpose_kernel(const copy_jobs jobs)
 {
+    BLOCK_STAMP(0);
+    if (blockIdx.x == 0)
+        for (int i = (int)threadIdx.x; i < jobs.zero_n; i += COPY_THREADS)
+            jobs.zero[i] = 0;
     const int lane = (int)threadIdx.x % 32, lr = lane % 8, lc = lane / 8;
     const uint32_t w = blockIdx.x * PIECE_WARPS + threadIdx.x / 32; /* the host keeps pieces below 2^31 */
     if (w >= jobs.pieces)
@@ -107,6 +115,7 @@ __global__ void __launch_bounds__(COPY_THREADS, COPY_BLOCKS_PER_SM) transpose_ke
         if (k_left > 3)
             *reinterpret_cast<float4 *>(dst + 3 * ldd) = make_float4(v[0].w, v[1].w, v[2].w, v[3].w);
     }
+    BLOCK_STAMP(1);
     allow_dependents();
 }
 
@@ -220,6 +229,8 @@ char *aligned_up(void *p)
 
 } // namespace
 
+BLOCK_STAMPS_READER(shim_block_stamps_copy)
+
 int copies_that_pay(const shim_sgemm_args *p, double direct)
 {
     const int kc = k_contiguous(p);
@@ -288,9 +299,15 @@ size_t transpose_first_work(const shim_sgemm_args *p)
     return transpose_first_copy_bytes(p, copies) + shim_sgemm_work_bytes(inner, &q);
 }
 
-cudaError_t transpose_first_copy(const shim_sgemm_args *p, int copies, shim_sgemm_args *q)
+namespace {
+
+/* transpose_first_copy, and where inner's plan on the copies is stream-K run one block an SM, its
+ * arrival counters zeroed by the copy (q->counters_zeroed) */
+cudaError_t copy_for(const shim_sgemm_args *p, int copies, shim_sgemm_args *q,
+                     const shim_sgemm_variant *inner)
 {
     *q = copied_form(p, copies);
+    q->counters_zeroed = 0;
     char *work = aligned_up(p->work);
     const char *end = (const char *)p->work + p->work_bytes;
     if (work + copies_bytes(p, copies) > end)
@@ -313,15 +330,27 @@ cudaError_t transpose_first_copy(const shim_sgemm_args *p, int copies, shim_sgem
         *o.dst = dst;
         work += copied_bytes(o.rows, p->k);
     }
+    q->work = work;
+    q->work_bytes = (size_t)(end - work);
     if (jobs.pieces > 0) {
+        plan pl;
+        if (inner && fp32_variant_plan(inner, q, &pl) && q->work_bytes >= plan_work_bytes(pl) &&
+            (jobs.zero_n = streamk_counters_by_copy(q, pl)) > 0)
+            jobs.zero = streamk_counters(q, pl);
         const cudaError_t err = copy_operands(jobs, p->stream);
         if (err != cudaSuccess)
             return err;
         q->dependent = 1;
+        q->counters_zeroed = jobs.zero_n > 0;
     }
-    q->work = work;
-    q->work_bytes = (size_t)(end - work);
     return cudaSuccess;
+}
+
+} // namespace
+
+cudaError_t transpose_first_copy(const shim_sgemm_args *p, int copies, shim_sgemm_args *q)
+{
+    return copy_for(p, copies, q, nullptr);
 }
 
 double transpose_first_copy_seconds(const shim_sgemm_args *p, int copies)
@@ -339,7 +368,7 @@ cudaError_t transpose_first_launch(const shim_sgemm_args *p)
     int copies;
     shim_sgemm_args q;
     const shim_sgemm_variant *inner = transpose_first_inner(p, &copies, &q);
-    const cudaError_t err = transpose_first_copy(p, copies, &q);
+    const cudaError_t err = copy_for(p, copies, &q, inner);
     if (err != cudaSuccess)
         return err;
     if (shim_sgemm_work_bytes(inner, &q) > q.work_bytes)

@@ -127,6 +127,7 @@ static int run_tile(share_run *r, int i, int j, const char **why)
                                 0,
                                 shim_pipeline_compute_stream(pl),
                                 shim_config_get()->sgemm_math,
+                                0,
                                 0};
         rc = rc || run_kernel(pl, &args, why) || shim_cache_release(pl, &r->ca, &ablk, why) ||
              shim_cache_release(pl, &r->cb, &bblk, why);

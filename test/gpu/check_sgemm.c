@@ -182,6 +182,9 @@ static int run_once(const gemm_case *t, case_data *d, const shim_sgemm_variant *
         }
         args.work = (char *)dev_work + t->off_work;
         args.work_bytes = need;
+        /* poisoned (NaN floats, -1 counters): a plan that reads what it did not write this call, such
+         * as stream-K counters nobody zeroed, leaves C wrong or unwritten */
+        TEST_CUDA(cudaMemset(args.work, 0xff, need));
     }
     TEST_CUDA(cudaMemcpy(d->dc, d->c0, d->c_len * sizeof(float), cudaMemcpyHostToDevice));
     cudaError_t err = shim_sgemm_run(v, &args);

@@ -51,7 +51,7 @@ static void run(const shim_sgemm_variant *v, int math, int m, int n, int k, floa
     CHECK(cudaMemcpy2D(da, sizeof(float) * lda, a, sizeof(float) * m, sizeof(float) * m, k, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy2D(db, sizeof(float) * ldb, b, sizeof(float) * k, sizeof(float) * k, n, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dc, c, sizeof(float) * m * n, cudaMemcpyHostToDevice));
-    shim_sgemm_args p = {0, 0, m, n, k, alpha, beta, da, lda, db, ldb, dc, m, NULL, 0, 0, math, 0};
+    shim_sgemm_args p = {0, 0, m, n, k, alpha, beta, da, lda, db, ldb, dc, m, NULL, 0, 0, math, 0, 0};
     if (!v)
         v = shim_sgemm_select(&p);
     p.work_bytes = shim_sgemm_work_bytes(v, &p);
@@ -216,7 +216,7 @@ int main(void)
      * depends on the GPU) */
     int count;
     const shim_sgemm_variant *all = shim_sgemm_variants(&count);
-    shim_sgemm_args probe = {0, 0, 64, 64, 64, 1.0f, 0.0f, NULL, 64, NULL, 64, NULL, 64, NULL, 0, 0, 0, 0};
+    shim_sgemm_args probe = {0, 0, 64, 64, 64, 1.0f, 0.0f, NULL, 64, NULL, 64, NULL, 64, NULL, 0, 0, 0, 0, 0};
     for (int i = 0; i < count; i++) {
         if (all[i].math == SHIM_SGEMM_FP32)
             continue;

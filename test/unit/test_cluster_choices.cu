@@ -32,6 +32,31 @@ static void choice(int m, int n, int k, int ta, int tb, const char *expect)
     }
 }
 
+/* the stream-K counters zeroed by transpose_first's copy (expect: how many), the plan run after
+ * the copy being expect_plan */
+static void counters_by_copy(int m, int n, int k, int ta, int tb, const char *expect_plan, int expect)
+{
+    shim_sgemm_args p, q;
+    memset(&p, 0, sizeof p);
+    p.transa = ta, p.transb = tb, p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.beta = 0.0f;
+    p.lda = ta ? k : m, p.ldb = tb ? n : k, p.ldc = m, p.math = SHIM_SGEMM_FP32;
+    p.a = (const float *)(uintptr_t)4096, p.b = (const float *)(uintptr_t)4096;
+    p.c = (float *)(uintptr_t)8192;
+    int copies = 0;
+    const shim_sgemm_variant *inner = sgemm::transpose_first_inner(&p, &copies, &q);
+    char how[256];
+    shim_sgemm_describe(inner, &q, how, sizeof how);
+    sgemm::plan pl;
+    const int got = sgemm::fp32_variant_plan(inner, &q, &pl) ? sgemm::streamk_counters_by_copy(&q, pl) : -1;
+    cases++;
+    if (!copies || !strstr(how, expect_plan) || got != expect) {
+        printf("FAIL sgemm %dx%dx%d %c%c: copies %d, then %s, its counters zeroed by the copy %d; expected "
+               "%s, %d\n",
+               m, n, k, "NT"[ta], "NT"[tb], copies, how, got, expect_plan, expect);
+        failures++;
+    }
+}
+
 int main()
 {
     if (sgemm::sm_count() != 132) {
@@ -39,6 +64,14 @@ int main()
         return 77;
     }
     sgemm::assume_h200_cluster_capacities(true);
+    /* transpose_first's copy zeroes the counters of a stream-K plan of one block an SM (1400^3 TN and
+     * TT 0.99 of the time without zero_counters between); not of two an SM where three fit, whose
+     * blocks were then placed unevenly (1248^3 TN 1.33x); none where the plan is not stream-K */
+    counters_by_copy(1400, 1400, 1400, 1, 0, "streamk (121 tiles of 128x128 over 132 blocks)", 121);
+    counters_by_copy(1400, 1400, 1400, 1, 1, "streamk (121 tiles of 128x128 over 132 blocks)", 121);
+    counters_by_copy(1632, 1632, 1632, 1, 0, "streamk (169 tiles of 128x128 over 132 blocks)", 169);
+    counters_by_copy(1248, 1248, 1248, 1, 0, "streamk (200 tiles of 128x64 over 264 blocks", 0);
+    counters_by_copy(3000, 3000, 3000, 1, 0, "splitk_tail (tiles of 128x128: 528 whole", 0);
     /* a split of every tile in four slices: the halves in its place (same blocks) */
     choice(512, 512, 512, 0, 0, "^splitk_halves");
     /* five or more slices finished by the reduction kernel, the halves' blocks 90-132 (one an SM at
