@@ -21,9 +21,14 @@ constexpr double SPLIT_MARGIN = 0.97;
  * 0.87-1.05) (H200, 2026-11-28, bench/sgemm_plan_space on 120 shapes, bench/shapes/halves_priced.txt);
  * with 0.85 bench/plan_regret finds every plan it changes there at 0.93-1.00 of the time before
  * (1100^3-1152^3 and 1300^3-1344^3 every case, 1420x1074x1232 NN), where 0.80 also took it at
- * 1184^3-1280^3, 1.05-1.09 slower, and 1.0 never. (plan_cost multiplies their estimate by
- * W4_SPLIT_PRICE already: select_fp32_ladder divides that out, so they cost this of the model.) */
-constexpr double HALVES_PRICE = 0.85;
+ * 1184^3-1280^3, 1.05-1.09 slower, and 1.0 never. 0.84 moves 10 of the 6753 benchmark shapes and
+ * 285 of 7973 random ones of that domain (K 1025-1500), all to the halves; measured against 0.85
+ * (H200, 2026-11-30, bench/sgemm_plans, alternately, three rounds; docs/notes/sgemm.md, "The halves'
+ * price at 0.84"): 60 of the random ones 0.961 of the time in geometric mean (0.904-1.068; 8 slower
+ * by over 2 %), the 10 0.979 (1056^3 NN 0.949x -> 0.979x cuBLAS, 1056^3 and 1088^3 NN and TT 0.97),
+ * 20 unmoved controls 1.001. (plan_cost multiplies their estimate by W4_SPLIT_PRICE already:
+ * select_fp32_ladder divides that out, so they cost this of the model.) */
+constexpr double HALVES_PRICE = 0.84;
 
 /* In place of a split of at least this many slices finished by the reduction kernel, the halves
  * where their blocks are one an SM at most and more than two thirds of the SMs: their pairs then

@@ -113,6 +113,13 @@ int main()
     choice(960, 960, 960, 0, 0, "^pipelined_128x64_kg2 (120 tiles of 128x64kg2; B K4)");
     choice(928, 928, 928, 1, 0, "^transpose_first: A copied, then pipelined_128x64_kg2 (120 tiles");
     choice(864, 864, 864, 0, 0, "^splitk_halves");
+    /* the halves past K = 1024 at HALVES_PRICE 0.84 (select.cu): in place of stream-K on 128x64
+     * (1056^3 NN 0.0744 -> 0.0723 ms) and of one wave of 128x128 after both copies (1599x1097x1255 TN
+     * 0.1310 -> 0.1207; H200, 2026-11-30); 1184^3 keeps its plan (a price of 0.80 gave it the halves,
+     * 1.05-1.09x that plan's time) */
+    choice(1056, 1056, 1056, 0, 0, "^splitk_halves (tiles of 64x64w4: 0 whole, 289 in 2 K slices");
+    choice(1599, 1097, 1255, 1, 0, "^transpose_first: AB copied, then splitk_halves");
+    choice(1184, 1184, 1184, 0, 0, "^splitk_cluster (tiles of 128x64: 0 whole, 190 in 2 K slices");
     printf("cluster choices: %d cases, %d failures\n", cases, failures);
     return failures ? 1 : 0;
 }
