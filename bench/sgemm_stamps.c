@@ -10,6 +10,10 @@
  *   sk_start    the stream-K kernel's first and last block start, sk_wait the same past the wait
  *   sk_end      first and last block end; product: last wait to last end; events: the call between events
  * (zero: absent where transpose_first's copy zeroed the counters, streamk_counters_by_copy)
+ * With STAMPS_RECORDS=FILE, each stream-K block of a shape's last three calls is appended to FILE, one
+ * line a block: shape, case, call, block, its start past its wait, its loop's end and its end (µs
+ * from the same reference), its SM, the tiles it finished from memory after its loop, 1 where it
+ * finished a tile from registers, its first unit and the unit past its last (BLOCK_RECORD).
  * Usage: sgemm_stamps SHAPES [REPS]  (a library built without the stamps: a message, exit 2) */
 #include "bench_util.h"
 #include "sgemm_kernels.h"
@@ -21,6 +25,7 @@
 
 int shim_block_stamps_copy(unsigned long long *out);
 int shim_block_stamps_streamk(unsigned long long *out);
+int shim_block_records_streamk(unsigned long long *out);
 
 #define NONE 0xffffffffffffffffull
 #define COLS 11
@@ -70,10 +75,13 @@ int main(int argc, char **argv)
             for (int i = 0; i < 5; i++)
                 BENCH_CUDA(shim_sgemm_run(sel, &p));
             BENCH_CUDA(cudaStreamSynchronize(rig.stream));
+            const char *records = getenv("STAMPS_RECORDS");
             for (int r = 0; r < reps; r++) {
                 unsigned long long cp[16], sk[16];
                 shim_block_stamps_copy(NULL);
                 shim_block_stamps_streamk(NULL);
+                if (records && r >= reps - 3)
+                    shim_block_records_streamk(NULL);
                 BENCH_CUDA(cudaEventRecord(e0, rig.stream));
                 BENCH_CUDA(shim_sgemm_run(sel, &p));
                 BENCH_CUDA(cudaEventRecord(e1, rig.stream));
@@ -90,6 +98,24 @@ int main(int argc, char **argv)
                 row[7] = rel(sk[10], ref), row[8] = rel(sk[11], ref);
                 row[9] = sk[11] && sk[9] ? ((double)(sk[11] - sk[9])) / 1000.0 : NAN;
                 row[10] = 1000.0 * ms;
+                if (records && r >= reps - 3) {
+                    /* each stream-K block of this call: start (past its wait), loop end, end (µs
+                     * from ref), its SM, tiles finished from memory, finished held, its units */
+                    static unsigned long long rec[4096 * 8];
+                    FILE *f = fopen(records, "a");
+                    if (f && shim_block_records_streamk(rec) == 0) {
+                        for (int i = 0; i < 4096; i++) {
+                            const unsigned long long *x = rec + 8 * i;
+                            if (!x[0])
+                                continue;
+                            fprintf(f, "%dx%dx%d %c%c %d %d %.3f %.3f %.3f %llu %llu %llu %llu %llu\n", sh.m, sh.n,
+                                    sh.k, sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', r, i, rel(x[0], ref), rel(x[1], ref),
+                                    rel(x[2], ref), x[3], x[4], x[5], x[6], x[7]);
+                        }
+                    }
+                    if (f)
+                        fclose(f);
+                }
             }
             printf("%dx%dx%d %c%c \"%s\"", sh.m, sh.n, sh.k, sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', how);
             for (int c = 0; c < COLS; c++) {

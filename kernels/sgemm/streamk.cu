@@ -149,6 +149,7 @@ __global__ void __launch_bounds__(CFG::THREADS, streamk_blocks<CFG>() > 0 ? stre
     BLOCK_STAMP(3);
     wait_for_primary(); /* launched as a dependent of zero_counters: the counters are zero now */
     BLOCK_STAMP(4);
+    BLOCK_RECORD(0, block_now());
     const stream_k sk{sc.tiles_m * sc.tiles_n * sc.ktiles, sc.sk_blocks, sc.ktiles};
     int *const arrived = reinterpret_cast<int *>(ws + 2 * (int64_t)sk.blocks * (BM * BN));
     const int b = (int)blockIdx.x, end = sk.first_unit(b + 1);
@@ -173,8 +174,10 @@ __global__ void __launch_bounds__(CFG::THREADS, streamk_blocks<CFG>() > 0 ? stre
         const int first = HOLD ? sk.block_of(t * sk.ktiles) : 0,
                   last = HOLD ? sk.block_of((t + 1) * sk.ktiles - 1) : 0;
         if (HOLD && kt0 == 0 && u == end &&
-            finish_held<CFG>(p, sk, ws, arrived, t, first, last, m0, n0, bp, acc, held_last))
+            finish_held<CFG>(p, sk, ws, arrived, t, first, last, m0, n0, bp, acc, held_last)) {
+            BLOCK_RECORD(5, 1);
             break;
+        }
         /* a shared tile: the partial goes to this block's slot, then the tile's arrival count */
         store_partial<CFG>(ws + sk.slot(b, t) * (BM * BN), bp.a_frag, bp.b_frag, acc);
         __threadfence();
@@ -188,6 +191,11 @@ __global__ void __launch_bounds__(CFG::THREADS, streamk_blocks<CFG>() > 0 ? stre
     }
     __syncthreads();
     const int n = finishing;
+    BLOCK_RECORD(1, block_now());
+    BLOCK_RECORD(3, block_smid());
+    BLOCK_RECORD(4, n);
+    BLOCK_RECORD(6, sk.first_unit(b));
+    BLOCK_RECORD(7, end);
     for (int i = 0; i < n; ++i) {
         /* every block of the tile has stored its partial: add them in k order and store C */
         const int t = to_finish[i];
@@ -201,6 +209,7 @@ __global__ void __launch_bounds__(CFG::THREADS, streamk_blocks<CFG>() > 0 ? stre
         store_tile<CFG>(p, tm * BM, tn * BN, bp.a_frag, bp.b_frag, acc);
     }
     BLOCK_STAMP(5);
+    BLOCK_RECORD(2, block_now());
 }
 
 template <class CFG, int MA, int MB> struct sk_entry {
@@ -216,6 +225,7 @@ constexpr auto launchers = launchers_of<sk_entry>();
 } // namespace
 
 BLOCK_STAMPS_READER(shim_block_stamps_streamk)
+BLOCK_RECORDS_READER(shim_block_records_streamk)
 
 cudaError_t launch_zero_counters(const shim_sgemm_args *p, int *counters, int n)
 {
