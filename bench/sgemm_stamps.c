@@ -66,68 +66,66 @@ int main(int argc, char **argv)
     for (int s = 0; s < count; s++) {
         const bench_shape sh = shapes[s];
         shim_sgemm_args p = bench_shape_args(sh, rig.a, rig.b, rig.c, rig.stream);
-        {
-            const shim_sgemm_variant *sel = shim_sgemm_select(&p);
-            p.work_bytes = shim_sgemm_work_bytes(sel, &p);
-            p.work = bench_scratch(p.work_bytes);
-            char how[256];
-            shim_sgemm_describe(sel, &p, how, sizeof how);
-            for (int i = 0; i < 5; i++)
-                BENCH_CUDA(shim_sgemm_run(sel, &p));
-            BENCH_CUDA(cudaStreamSynchronize(rig.stream));
-            const char *records = getenv("STAMPS_RECORDS");
-            for (int r = 0; r < reps; r++) {
-                unsigned long long cp[16], sk[16];
-                shim_block_stamps_copy(NULL);
-                shim_block_stamps_streamk(NULL);
-                if (records && r >= reps - 3)
-                    shim_block_records_streamk(NULL);
-                BENCH_CUDA(cudaEventRecord(e0, rig.stream));
-                BENCH_CUDA(shim_sgemm_run(sel, &p));
-                BENCH_CUDA(cudaEventRecord(e1, rig.stream));
-                BENCH_CUDA(cudaEventSynchronize(e1));
-                float ms;
-                BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-                shim_block_stamps_copy(cp);
-                shim_block_stamps_streamk(sk);
-                const unsigned long long ref = cp[3] ? cp[3] : sk[6] != NONE ? sk[6] : sk[0];
-                double *row = v + (size_t)r * COLS;
-                row[0] = rel(cp[0], ref), row[1] = rel(sk[0], ref), row[2] = rel(sk[3], ref);
-                row[3] = rel(sk[6], ref), row[4] = rel(sk[7], ref), row[5] = rel(sk[8], ref),
-                row[6] = rel(sk[9], ref);
-                row[7] = rel(sk[10], ref), row[8] = rel(sk[11], ref);
-                row[9] = sk[11] && sk[9] ? ((double)(sk[11] - sk[9])) / 1000.0 : NAN;
-                row[10] = 1000.0 * ms;
-                if (records && r >= reps - 3) {
-                    /* each stream-K block of this call: start (past its wait), loop end, end (µs
-                     * from ref), its SM, tiles finished from memory, finished held, its units */
-                    static unsigned long long rec[4096 * 8];
-                    FILE *f = fopen(records, "a");
-                    if (f && shim_block_records_streamk(rec) == 0) {
-                        for (int i = 0; i < 4096; i++) {
-                            const unsigned long long *x = rec + 8 * i;
-                            if (!x[0])
-                                continue;
-                            fprintf(f, "%dx%dx%d %c%c %d %d %.3f %.3f %.3f %llu %llu %llu %llu %llu\n", sh.m, sh.n,
-                                    sh.k, sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', r, i, rel(x[0], ref), rel(x[1], ref),
-                                    rel(x[2], ref), x[3], x[4], x[5], x[6], x[7]);
-                        }
+        const shim_sgemm_variant *sel = shim_sgemm_select(&p);
+        p.work_bytes = shim_sgemm_work_bytes(sel, &p);
+        p.work = bench_scratch(p.work_bytes);
+        char how[256];
+        shim_sgemm_describe(sel, &p, how, sizeof how);
+        for (int i = 0; i < 5; i++)
+            BENCH_CUDA(shim_sgemm_run(sel, &p));
+        BENCH_CUDA(cudaStreamSynchronize(rig.stream));
+        const char *records = getenv("STAMPS_RECORDS");
+        for (int r = 0; r < reps; r++) {
+            unsigned long long cp[16], sk[16];
+            shim_block_stamps_copy(NULL);
+            shim_block_stamps_streamk(NULL);
+            if (records && r >= reps - 3)
+                shim_block_records_streamk(NULL);
+            BENCH_CUDA(cudaEventRecord(e0, rig.stream));
+            BENCH_CUDA(shim_sgemm_run(sel, &p));
+            BENCH_CUDA(cudaEventRecord(e1, rig.stream));
+            BENCH_CUDA(cudaEventSynchronize(e1));
+            float ms;
+            BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+            shim_block_stamps_copy(cp);
+            shim_block_stamps_streamk(sk);
+            const unsigned long long ref = cp[3] ? cp[3] : sk[6] != NONE ? sk[6] : sk[0];
+            double *row = v + (size_t)r * COLS;
+            row[0] = rel(cp[0], ref), row[1] = rel(sk[0], ref), row[2] = rel(sk[3], ref);
+            row[3] = rel(sk[6], ref), row[4] = rel(sk[7], ref), row[5] = rel(sk[8], ref),
+            row[6] = rel(sk[9], ref);
+            row[7] = rel(sk[10], ref), row[8] = rel(sk[11], ref);
+            row[9] = sk[11] && sk[9] ? ((double)(sk[11] - sk[9])) / 1000.0 : NAN;
+            row[10] = 1000.0 * ms;
+            if (records && r >= reps - 3) {
+                /* each stream-K block of this call: start (past its wait), loop end, end (µs
+                 * from ref), its SM, tiles finished from memory, finished held, its units */
+                static unsigned long long rec[4096 * 8];
+                FILE *f = fopen(records, "a");
+                if (f && shim_block_records_streamk(rec) == 0) {
+                    for (int i = 0; i < 4096; i++) {
+                        const unsigned long long *x = rec + 8 * i;
+                        if (!x[0])
+                            continue;
+                        fprintf(f, "%dx%dx%d %c%c %d %d %.3f %.3f %.3f %llu %llu %llu %llu %llu\n", sh.m,
+                                sh.n, sh.k, sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', r, i, rel(x[0], ref),
+                                rel(x[1], ref), rel(x[2], ref), x[3], x[4], x[5], x[6], x[7]);
                     }
-                    if (f)
-                        fclose(f);
                 }
+                if (f)
+                    fclose(f);
             }
-            printf("%dx%dx%d %c%c \"%s\"", sh.m, sh.n, sh.k, sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', how);
-            for (int c = 0; c < COLS; c++) {
-                int n = 0;
-                for (int r = 0; r < reps && n < 1024; r++)
-                    if (!isnan(v[(size_t)r * COLS + c]))
-                        col[n++] = v[(size_t)r * COLS + c];
-                printf(" %.2f", n ? bench_median(col, n) : NAN);
-            }
-            printf("\n");
-            fflush(stdout);
         }
+        printf("%dx%dx%d %c%c \"%s\"", sh.m, sh.n, sh.k, sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', how);
+        for (int c = 0; c < COLS; c++) {
+            int n = 0;
+            for (int r = 0; r < reps && n < 1024; r++)
+                if (!isnan(v[(size_t)r * COLS + c]))
+                    col[n++] = v[(size_t)r * COLS + c];
+            printf(" %.2f", n ? bench_median(col, n) : NAN);
+        }
+        printf("\n");
+        fflush(stdout);
     }
     bench_sgemm_rig_stop(&rig);
     free(v);

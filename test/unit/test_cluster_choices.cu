@@ -11,8 +11,8 @@
 
 static int failures, cases;
 
-/* expect "^text": a plan description starting with text; otherwise text anywhere in it */
-static void choice(int m, int n, int k, int ta, int tb, const char *expect)
+/* the FP32 problem of a shape, operands aligned, tight leading dimensions */
+static shim_sgemm_args shape_args(int m, int n, int k, int ta, int tb)
 {
     shim_sgemm_args p;
     memset(&p, 0, sizeof p);
@@ -20,11 +20,19 @@ static void choice(int m, int n, int k, int ta, int tb, const char *expect)
     p.lda = ta ? k : m, p.ldb = tb ? n : k, p.ldc = m, p.math = SHIM_SGEMM_FP32;
     p.a = (const float *)(uintptr_t)4096, p.b = (const float *)(uintptr_t)4096;
     p.c = (float *)(uintptr_t)8192;
+    return p;
+}
+
+/* expect "^text": a plan description starting with text; otherwise text anywhere in it */
+static void choice(int m, int n, int k, int ta, int tb, const char *expect)
+{
+    const shim_sgemm_args p = shape_args(m, n, k, ta, tb);
     char how[256];
     shim_sgemm_describe(shim_sgemm_select(&p), &p, how, sizeof how);
     cases++;
     const bool prefix = expect[0] == '^';
-    const bool found = prefix ? strncmp(how, expect + 1, strlen(expect + 1)) == 0 : strstr(how, expect) != nullptr;
+    const bool found =
+        prefix ? strncmp(how, expect + 1, strlen(expect + 1)) == 0 : strstr(how, expect) != nullptr;
     if (!found) {
         printf("FAIL sgemm %dx%dx%d %c%c: runs %s, expected %s%s\n", m, n, k, "NT"[ta], "NT"[tb], how,
                prefix ? "a plan starting " : "", expect + prefix);
@@ -36,12 +44,8 @@ static void choice(int m, int n, int k, int ta, int tb, const char *expect)
  * the copy being expect_plan */
 static void counters_by_copy(int m, int n, int k, int ta, int tb, const char *expect_plan, int expect)
 {
-    shim_sgemm_args p, q;
-    memset(&p, 0, sizeof p);
-    p.transa = ta, p.transb = tb, p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.beta = 0.0f;
-    p.lda = ta ? k : m, p.ldb = tb ? n : k, p.ldc = m, p.math = SHIM_SGEMM_FP32;
-    p.a = (const float *)(uintptr_t)4096, p.b = (const float *)(uintptr_t)4096;
-    p.c = (float *)(uintptr_t)8192;
+    const shim_sgemm_args p = shape_args(m, n, k, ta, tb);
+    shim_sgemm_args q;
     int copies = 0;
     const shim_sgemm_variant *inner = sgemm::transpose_first_inner(&p, &copies, &q);
     char how[256];
